@@ -1,0 +1,15 @@
+//! Dammer: an engine for international draughts (10x10, FMJD rules).
+//!
+//! The library holds everything protocol-neutral: the board ([`bitboard`],
+//! [`position`]), the rules ([`movegen`], [`game`]), move notation
+//! ([`notation`]) and [`perft`]. The binary only parses the command line and
+//! writes results.
+
+#![warn(missing_docs)]
+
+pub mod bitboard;
+pub mod game;
+pub mod movegen;
+pub mod notation;
+pub mod perft;
+pub mod position;

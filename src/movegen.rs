@@ -1,0 +1,387 @@
+//! Legal move generation under the FMJD rules.
+//!
+//! Captures are mandatory and the majority rule applies, so generation tries
+//! captures first; only a position without any capture gets quiet moves. The
+//! majority rule is applied while captures are added (a longer capture clears
+//! the list), and a capture of three or more pieces is dropped when the list
+//! already holds one with the same from, to and captured set. Shorter
+//! captures cannot repeat: for men two different two-piece paths always take
+//! different pieces, and for kings the only source of repeats, landing
+//! anywhere behind a piece and then flying on in the same direction, is
+//! generated from the farthest landing square alone.
+
+use std::fmt;
+
+use crate::bitboard::{
+    bit_to_square, shift, slide, Bitboard, Bits, Dir, DELTA, DIRS, NEXT,
+};
+use crate::position::{Color, Position};
+
+/// A legal move: origin, destination and the set of captured pieces.
+///
+/// Two capture paths with the same origin, destination and captured set are
+/// the same move. `from` and `to` are bit indices (see [`crate::bitboard`]);
+/// `from == to` happens when a king's capture ends on its own start square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Move {
+    /// Bit index of the origin square.
+    pub from: u8,
+    /// Bit index of the destination square.
+    pub to: u8,
+    /// The captured pieces, removed when the move is made.
+    pub captured: Bitboard,
+}
+
+impl Move {
+    /// Origin square number, 1..=50.
+    #[inline]
+    pub fn from_square(&self) -> u8 {
+        bit_to_square(self.from)
+    }
+
+    /// Destination square number, 1..=50.
+    #[inline]
+    pub fn to_square(&self) -> u8 {
+        bit_to_square(self.to)
+    }
+
+    /// Whether the move captures.
+    #[inline]
+    pub fn is_capture(&self) -> bool {
+        self.captured != 0
+    }
+
+    /// Captured square numbers in ascending order.
+    pub fn captured_squares(&self) -> impl Iterator<Item = u8> {
+        Bits(self.captured).map(|b| bit_to_square(b as u8))
+    }
+}
+
+impl fmt::Display for Move {
+    /// Hub notation: `32-28` for a quiet move, `28x19x23` (from, to, then every
+    /// captured square in ascending order) for a capture.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.captured == 0 {
+            write!(f, "{}-{}", self.from_square(), self.to_square())
+        } else {
+            write!(f, "{}x{}", self.from_square(), self.to_square())?;
+            for s in self.captured_squares() {
+                write!(f, "x{s}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A reusable list of moves. Quiet positions have at most 4 moves per empty
+/// square (192 in all) but the number of distinct maximal captures has no
+/// small bound, so the list grows on the heap when it must; reused lists
+/// allocate only once.
+#[derive(Clone, Debug, Default)]
+pub struct MoveList {
+    moves: Vec<Move>,
+}
+
+impl MoveList {
+    /// An empty list with room for a typical position.
+    pub fn new() -> MoveList {
+        MoveList { moves: Vec::with_capacity(64) }
+    }
+
+    /// Number of moves.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Whether there are no moves.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// Removes every move.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.moves.clear();
+    }
+
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        self.moves.push(m);
+    }
+
+    /// The moves as a slice.
+    #[inline]
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The moves as a mutable slice, for reordering.
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [Move] {
+        &mut self.moves
+    }
+
+    /// Iterates over the moves.
+    pub fn iter(&self) -> std::slice::Iter<'_, Move> {
+        self.moves.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.moves.iter()
+    }
+}
+
+/// Fills `list` with every legal move of `pos`.
+pub fn generate(pos: &Position, list: &mut MoveList) {
+    list.clear();
+    if has_capture(pos) {
+        generate_captures(pos, list);
+    } else {
+        generate_quiet(pos, list);
+    }
+}
+
+/// The legal moves of `pos` as a fresh list (convenient outside hot loops).
+pub fn legal_moves(pos: &Position) -> MoveList {
+    let mut l = MoveList::new();
+    generate(pos, &mut l);
+    l
+}
+
+/// Men of `men` that have an enemy in `enemy` next to them in direction `d`
+/// with an empty square in `empty` behind it.
+#[inline(always)]
+fn jumpers(men: Bitboard, enemy: Bitboard, empty: Bitboard, d: Dir) -> Bitboard {
+    let back = d.reverse();
+    men & shift(shift(empty, back) & enemy, back)
+}
+
+/// Whether the side to move has a capture (and so must capture).
+#[inline]
+pub fn has_capture(pos: &Position) -> bool {
+    let us = pos.side();
+    let own = pos.pieces(us);
+    let enemy = pos.pieces(us.opponent());
+    let empty = pos.empty();
+    let men = own & !pos.kings();
+    for d in DIRS {
+        if jumpers(men, enemy, empty, d) != 0 {
+            return true;
+        }
+    }
+    let occ = pos.occupied();
+    for k in Bits(own & pos.kings()) {
+        for d in DIRS {
+            if let (_, Some(b)) = slide(k as usize, d, occ) {
+                if enemy >> b & 1 != 0 {
+                    let n = NEXT[d as usize][b as usize];
+                    if n < 64 && empty >> n & 1 != 0 {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Depth-first capture search for one piece; collects maximal captures under
+/// the majority rule into `list`.
+struct CaptureGen<'a> {
+    list: &'a mut MoveList,
+    /// Origin of the piece whose captures are being searched.
+    from: u8,
+    /// Opponent pieces (captured ones included; `captured` masks them).
+    enemy: Bitboard,
+    /// Occupied squares with the moving piece lifted off its origin. Jumped
+    /// pieces stay in it: they block until the move ends.
+    occupied: Bitboard,
+    /// Largest capture count found so far.
+    best: u32,
+}
+
+impl CaptureGen<'_> {
+    #[inline(always)]
+    fn add(&mut self, to: u32, captured: Bitboard, count: u32) {
+        if count < self.best {
+            return;
+        }
+        if count > self.best {
+            self.best = count;
+            self.list.clear();
+        }
+        let m = Move { from: self.from, to: to as u8, captured };
+        if count >= 3 && self.list.as_slice().contains(&m) {
+            return;
+        }
+        self.list.push(m);
+    }
+
+    /// Continues a man's capture from `sq`; returns whether it could.
+    fn man(&mut self, sq: u32, captured: Bitboard, count: u32, skip: Option<Dir>) -> bool {
+        let mut found = false;
+        let jumpable = self.enemy & !captured;
+        for d in DIRS {
+            if Some(d) == skip {
+                continue;
+            }
+            let n = NEXT[d as usize][sq as usize];
+            if n >= 64 || jumpable >> n & 1 == 0 {
+                continue;
+            }
+            let m = NEXT[d as usize][n as usize];
+            if m >= 64 || self.occupied >> m & 1 != 0 {
+                continue;
+            }
+            found = true;
+            let cap = captured | 1u64 << n;
+            if !self.man(u32::from(m), cap, count + 1, Some(d.reverse())) {
+                self.add(u32::from(m), cap, count + 1);
+            }
+        }
+        found
+    }
+
+    /// Continues a king's capture from `sq` in the directions of `dirs` (a bit
+    /// per direction index); returns whether it could.
+    fn king(&mut self, sq: u32, captured: Bitboard, count: u32, dirs: u8) -> bool {
+        let mut found = false;
+        let jumpable = self.enemy & !captured;
+        for d in DIRS {
+            if dirs >> (d as u8) & 1 == 0 {
+                continue;
+            }
+            let Some(b) = slide(sq as usize, d, self.occupied).1 else {
+                continue;
+            };
+            if jumpable >> b & 1 == 0 {
+                continue;
+            }
+            let (land, beyond) = slide(b as usize, d, self.occupied);
+            if land == 0 {
+                continue;
+            }
+            found = true;
+            let cap = captured | 1u64 << b;
+            let far = if d.is_positive() { 63 - land.leading_zeros() } else { land.trailing_zeros() };
+            // Flying on in the same direction is possible from every landing
+            // square alike, so it is searched once, from the farthest one.
+            let straight = beyond.is_some_and(|c| {
+                let n = NEXT[d as usize][c as usize];
+                jumpable >> c & 1 != 0 && n < 64 && self.occupied >> n & 1 == 0
+            });
+            let side_dirs = perpendicular(d);
+            for l in Bits(land) {
+                let mut next_dirs = side_dirs;
+                if straight && l == far {
+                    next_dirs |= 1 << (d as u8);
+                }
+                let cont = self.king(l, cap, count + 1, next_dirs);
+                if !cont && !straight {
+                    self.add(l, cap, count + 1);
+                }
+            }
+        }
+        found
+    }
+}
+
+#[inline(always)]
+fn perpendicular(d: Dir) -> u8 {
+    match d {
+        Dir::NorthWest | Dir::SouthEast => (1 << Dir::NorthEast as u8) | (1 << Dir::SouthWest as u8),
+        Dir::NorthEast | Dir::SouthWest => (1 << Dir::NorthWest as u8) | (1 << Dir::SouthEast as u8),
+    }
+}
+
+/// Fills `list` with the legal captures (empty when there is none).
+pub fn generate_captures(pos: &Position, list: &mut MoveList) {
+    list.clear();
+    let us = pos.side();
+    let own = pos.pieces(us);
+    let enemy = pos.pieces(us.opponent());
+    let empty = pos.empty();
+    let men = own & !pos.kings();
+    let mut can_jump = 0;
+    for d in DIRS {
+        can_jump |= jumpers(men, enemy, empty, d);
+    }
+    let mut g = CaptureGen { list, from: 0, enemy, occupied: pos.occupied(), best: 1 };
+    for m in Bits(can_jump) {
+        g.from = m as u8;
+        g.occupied = pos.occupied() & !(1u64 << m);
+        g.man(m, 0, 0, None);
+    }
+    for k in Bits(own & pos.kings()) {
+        g.from = k as u8;
+        g.occupied = pos.occupied() & !(1u64 << k);
+        g.king(k, 0, 0, 0b1111);
+    }
+}
+
+/// Fills `list` with the quiet moves, ignoring captures (so only correct as
+/// the legal move list when [`has_capture`] is false).
+pub fn generate_quiet(pos: &Position, list: &mut MoveList) {
+    list.clear();
+    let us = pos.side();
+    let own = pos.pieces(us);
+    let empty = pos.empty();
+    let men = own & !pos.kings();
+    let forward = match us {
+        Color::White => [Dir::NorthWest, Dir::NorthEast],
+        Color::Black => [Dir::SouthWest, Dir::SouthEast],
+    };
+    for d in forward {
+        let delta = DELTA[d as usize];
+        for to in Bits(shift(men, d) & empty) {
+            list.push(Move { from: (to as i32 - delta) as u8, to: to as u8, captured: 0 });
+        }
+    }
+    let occ = pos.occupied();
+    for k in Bits(own & pos.kings()) {
+        for d in DIRS {
+            for to in Bits(slide(k as usize, d, occ).0) {
+                list.push(Move { from: k as u8, to: to as u8, captured: 0 });
+            }
+        }
+    }
+}
+
+/// Number of legal moves of `pos`, without building the quiet-move list.
+#[inline]
+pub fn count_moves(pos: &Position, scratch: &mut MoveList) -> u64 {
+    if has_capture(pos) {
+        generate_captures(pos, scratch);
+        return scratch.len() as u64;
+    }
+    let us = pos.side();
+    let own = pos.pieces(us);
+    let empty = pos.empty();
+    let men = own & !pos.kings();
+    let mut n = match us {
+        Color::White => {
+            (shift(men, Dir::NorthWest) & empty).count_ones()
+                + (shift(men, Dir::NorthEast) & empty).count_ones()
+        }
+        Color::Black => {
+            (shift(men, Dir::SouthWest) & empty).count_ones()
+                + (shift(men, Dir::SouthEast) & empty).count_ones()
+        }
+    } as u64;
+    let kings = own & pos.kings();
+    if kings != 0 {
+        let occ = pos.occupied();
+        for k in Bits(kings) {
+            for d in DIRS {
+                n += u64::from(slide(k as usize, d, occ).0.count_ones());
+            }
+        }
+    }
+    n
+}
