@@ -202,6 +202,8 @@ struct CaptureGen<'a> {
     /// Occupied squares with the moving piece lifted off its origin. Jumped
     /// pieces stay in it: they block until the move ends.
     occupied: Bitboard,
+    /// Empty squares, the moving piece's origin included.
+    empty: Bitboard,
     /// Largest capture count found so far.
     best: u32,
 }
@@ -223,29 +225,44 @@ impl CaptureGen<'_> {
         self.list.push(m);
     }
 
-    /// Continues a man's capture from `sq`; returns whether it could.
-    fn man(&mut self, sq: u32, captured: Bitboard, count: u32, skip: Option<Dir>) -> bool {
+    /// Continues a man's capture from the single square `at`, where it
+    /// arrived by a jump in direction index `came`; returns whether it could.
+    #[inline]
+    fn man(&mut self, at: Bitboard, captured: Bitboard, count: u32, came: usize) -> bool {
+        // Jumping back would cross the piece just taken, which cannot be
+        // taken twice, so only three directions remain.
+        let back = 3 - came;
         let mut found = false;
-        let jumpable = self.enemy & !captured;
-        for d in DIRS {
-            if Some(d) == skip {
-                continue;
-            }
-            let n = NEXT[d as usize][sq as usize];
-            if n >= 64 || jumpable >> n & 1 == 0 {
-                continue;
-            }
-            let m = NEXT[d as usize][n as usize];
-            if m >= 64 || self.occupied >> m & 1 != 0 {
-                continue;
-            }
-            found = true;
-            let cap = captured | 1u64 << n;
-            if !self.man(u32::from(m), cap, count + 1, Some(d.reverse())) {
-                self.add(u32::from(m), cap, count + 1);
-            }
+        if back != 0 {
+            found |= self.man_dir::<0>(at, captured, count);
+        }
+        if back != 1 {
+            found |= self.man_dir::<1>(at, captured, count);
+        }
+        if back != 2 {
+            found |= self.man_dir::<2>(at, captured, count);
+        }
+        if back != 3 {
+            found |= self.man_dir::<3>(at, captured, count);
         }
         found
+    }
+
+    #[inline(always)]
+    fn man_dir<const D: usize>(&mut self, at: Bitboard, captured: Bitboard, count: u32) -> bool {
+        let over = step::<D>(at) & self.enemy & !captured;
+        if over == 0 {
+            return false;
+        }
+        let land = step::<D>(over) & self.empty;
+        if land == 0 {
+            return false;
+        }
+        let cap = captured | over;
+        if !self.man(land, cap, count + 1, D) {
+            self.add(land.trailing_zeros(), cap, count + 1);
+        }
+        true
     }
 
     /// Continues a king's capture from `sq` in the directions of `dirs` (a bit
@@ -292,6 +309,33 @@ impl CaptureGen<'_> {
     }
 }
 
+/// One step in direction index `D` (see [`Dir`]) for a whole bitboard.
+#[inline(always)]
+fn step<const D: usize>(b: Bitboard) -> Bitboard {
+    (match D {
+        0 => b >> 6,
+        1 => b >> 5,
+        2 => b << 5,
+        _ => b << 6,
+    }) & crate::bitboard::BOARD
+}
+
+/// Starts the captures of every man in `men` jumping in direction index `D`.
+#[inline(always)]
+fn men_captures<const D: usize>(g: &mut CaptureGen<'_>, men: Bitboard, empty: Bitboard, occ: Bitboard) {
+    for m in Bits(men) {
+        let at = 1u64 << m;
+        let over = step::<D>(at);
+        let land = step::<D>(over);
+        g.from = m as u8;
+        g.occupied = occ & !at;
+        g.empty = empty | at;
+        if !g.man(land, over, 1, D) {
+            g.add(land.trailing_zeros(), over, 1);
+        }
+    }
+}
+
 #[inline(always)]
 fn perpendicular(d: Dir) -> u8 {
     match d {
@@ -308,19 +352,16 @@ pub fn generate_captures(pos: &Position, list: &mut MoveList) {
     let enemy = pos.pieces(us.opponent());
     let empty = pos.empty();
     let men = own & !pos.kings();
-    let mut can_jump = 0;
-    for d in DIRS {
-        can_jump |= jumpers(men, enemy, empty, d);
-    }
-    let mut g = CaptureGen { list, from: 0, enemy, occupied: pos.occupied(), best: 1 };
-    for m in Bits(can_jump) {
-        g.from = m as u8;
-        g.occupied = pos.occupied() & !(1u64 << m);
-        g.man(m, 0, 0, None);
-    }
+    let occ = pos.occupied();
+    let mut g = CaptureGen { list, from: 0, enemy, occupied: 0, empty: 0, best: 1 };
+    men_captures::<0>(&mut g, jumpers(men, enemy, empty, Dir::NorthWest), empty, occ);
+    men_captures::<1>(&mut g, jumpers(men, enemy, empty, Dir::NorthEast), empty, occ);
+    men_captures::<2>(&mut g, jumpers(men, enemy, empty, Dir::SouthWest), empty, occ);
+    men_captures::<3>(&mut g, jumpers(men, enemy, empty, Dir::SouthEast), empty, occ);
     for k in Bits(own & pos.kings()) {
         g.from = k as u8;
-        g.occupied = pos.occupied() & !(1u64 << k);
+        g.occupied = occ & !(1u64 << k);
+        g.empty = empty | 1u64 << k;
         g.king(k, 0, 0, 0b1111);
     }
 }
