@@ -1,0 +1,71 @@
+//! Helpers shared by the integration tests: a small deterministic PRNG and
+//! random positions and games.
+
+#![allow(dead_code)]
+
+use dammer::bitboard::square_bb;
+use dammer::game::Game;
+use dammer::movegen::legal_moves;
+use dammer::position::{Color, Position};
+
+/// xorshift64*: deterministic, good enough to pick moves and squares.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random legal position: each square empty or holding a man or king of
+/// either colour, with `king_share` in percent deciding kings.
+pub fn random_position(rng: &mut Rng, fill: usize, king_share: usize) -> Position {
+    let (mut w, mut b, mut k) = (0u64, 0u64, 0u64);
+    for s in 1..=50u8 {
+        if rng.below(100) >= fill {
+            continue;
+        }
+        let white = rng.below(2) == 0;
+        let mut king = rng.below(100) < king_share;
+        if (white && s <= 5) || (!white && s >= 46) {
+            king = true;
+        }
+        let bb = square_bb(s);
+        if white {
+            w |= bb;
+        } else {
+            b |= bb;
+        }
+        if king {
+            k |= bb;
+        }
+    }
+    let side = if rng.below(2) == 0 { Color::White } else { Color::Black };
+    Position::from_parts(w, b, k, side).expect("random position is legal")
+}
+
+/// Plays up to `plies` random legal moves from the start position, stopping
+/// when the game ends; returns the game.
+pub fn random_game(rng: &mut Rng, plies: usize) -> Game {
+    let mut game = Game::default();
+    for _ in 0..plies {
+        let moves = legal_moves(game.position());
+        if moves.is_empty() {
+            break;
+        }
+        let m = moves.as_slice()[rng.below(moves.len())];
+        game.play(m).expect("generated move is legal");
+    }
+    game
+}
