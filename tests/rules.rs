@@ -55,7 +55,7 @@ fn single_rule_positions_in_hub_notation() {
     assert_eq!(hub("W:W15:B8,19,20"), sorted(&["15x2x8x19x20"]));
     assert_eq!(hub("W:WK41,49:B9,10,12,19,38"), sorted(&["41x43x9x12x19x38"]));
     assert_eq!(hub("W:W48:B24,K31,34,K42,43"), sorted(&["48x19x24x34x43"]));
-    assert_eq!(hub("W:W15:B9,10"), sorted(&["15x13x9"]));
+    assert_eq!(hub("W:W15:B9,10"), sorted(&["15x13x9x10"]));
     assert_eq!(hub("W:W28:B1"), sorted(&["28-22", "28-23"]));
 }
 
