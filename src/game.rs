@@ -250,8 +250,7 @@ impl Game {
         if legal_moves(pos).is_empty() {
             return GameResult::Win(pos.side().opponent());
         }
-        draw_by_rule(self.state(), self.repetitions())
-            .map_or(GameResult::Ongoing, GameResult::Draw)
+        draw_by_rule(self.state(), self.repetitions()).map_or(GameResult::Ongoing, GameResult::Draw)
     }
 }
 

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use dammer::game::Game;
+use dammer::game::{Game, GameResult};
 use dammer::movegen::legal_moves;
 use dammer::notation::to_pdn;
 use dammer::perft;
@@ -44,11 +44,17 @@ enum Command {
         moves: String,
     },
     /// Print the legal moves (Hub notation, one position a line) of each
-    /// position given, or of each line of standard input with `-`.
+    /// position given, or of each line of standard input with `-`. A
+    /// position may be followed by `;` and moves to play from it first.
     Legal {
-        /// Positions as FEN or Hub strings; `-` reads them from standard input.
+        /// Positions as FEN or Hub strings, each optionally `;m1 m2 ...`;
+        /// `-` reads them from standard input, one a line.
         #[arg(required = true)]
         positions: Vec<String>,
+        /// Start each line with the game result (`*`, `2-0`, `0-2`, or `1-1`
+        /// and the draw rule), then `:`.
+        #[arg(long)]
+        result: bool,
     },
 }
 
@@ -96,17 +102,31 @@ fn run_show(fen: &str, moves: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn legal_line(text: &str) -> String {
-    match Position::parse(text) {
-        Ok(pos) => {
-            let moves: Vec<String> = legal_moves(&pos).iter().map(|m| m.to_string()).collect();
-            moves.join(" ")
+fn legal_line(text: &str, with_result: bool) -> String {
+    let (position, moves) = text.split_once(';').unwrap_or((text, ""));
+    let mut game = match Game::from_text(position) {
+        Ok(g) => g,
+        Err(e) => return format!("error {e}"),
+    };
+    for m in moves.split_whitespace() {
+        if let Err(e) = game.play_text(m) {
+            return format!("error {e}");
         }
-        Err(e) => format!("error {e}"),
+    }
+    let moves: Vec<String> = legal_moves(game.position()).iter().map(|m| m.to_string()).collect();
+    if with_result {
+        let result = game.result();
+        let tag = match result {
+            GameResult::Draw(reason) => format!("1-1 {reason:?}"),
+            other => other.pdn().to_string(),
+        };
+        format!("{tag}: {}", moves.join(" "))
+    } else {
+        moves.join(" ")
     }
 }
 
-fn run_legal(positions: &[String]) -> Result<(), String> {
+fn run_legal(positions: &[String], with_result: bool) -> Result<(), String> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     for p in positions {
         if p == "-" {
@@ -115,10 +135,10 @@ fn run_legal(positions: &[String]) -> Result<(), String> {
                 if line.trim().is_empty() {
                     continue;
                 }
-                writeln!(out, "{}", legal_line(&line)).map_err(|e| e.to_string())?;
+                writeln!(out, "{}", legal_line(&line, with_result)).map_err(|e| e.to_string())?;
             }
         } else {
-            writeln!(out, "{}", legal_line(p)).map_err(|e| e.to_string())?;
+            writeln!(out, "{}", legal_line(p, with_result)).map_err(|e| e.to_string())?;
         }
     }
     out.flush().map_err(|e| e.to_string())
@@ -130,7 +150,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Perft { depth, fen, divide, threads } => run_perft(depth, &fen, divide, threads as usize),
         Command::Show { fen, moves } => run_show(&fen, &moves),
-        Command::Legal { positions } => run_legal(&positions),
+        Command::Legal { positions, result } => run_legal(&positions, result),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

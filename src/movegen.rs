@@ -12,9 +12,7 @@
 
 use std::fmt;
 
-use crate::bitboard::{
-    bit_to_square, shift, slide, Bitboard, Bits, Dir, DELTA, DIRS, NEXT,
-};
+use crate::bitboard::{bit_to_square, shift, slide, Bitboard, Bits, Dir, DELTA, DIRS, NEXT};
 use crate::position::{Color, Position};
 
 /// A legal move: origin, destination and the set of captured pieces.

@@ -57,11 +57,9 @@ impl fmt::Display for MoveError {
             MoveError::NoLegalMoves { text } => {
                 write!(f, "move {text:?} is illegal: the side to move has no legal move")
             }
-            MoveError::Illegal { text, reason, legal } => write!(
-                f,
-                "move {text:?} is illegal: {reason}; legal moves: {}",
-                legal.join(" ")
-            ),
+            MoveError::Illegal { text, reason, legal } => {
+                write!(f, "move {text:?} is illegal: {reason}; legal moves: {}", legal.join(" "))
+            }
             MoveError::Ambiguous { text, candidates } => write!(
                 f,
                 "move {text:?} is ambiguous: it matches {}; give the captured squares or the path",
@@ -130,9 +128,7 @@ fn walk(
     out: &mut Vec<(u32, CapturePath)>,
 ) {
     let empty = |s: u8| s == origin || pos.piece_at(s).is_none();
-    let enemy = |s: u8| {
-        pos.piece_at(s).is_some_and(|p| p.color() != us) && captured & square_bb(s) == 0
-    };
+    let enemy = |s: u8| pos.piece_at(s).is_some_and(|p| p.color() != us) && captured & square_bb(s) == 0;
     let (r, c) = coords(at);
     let mut continued = false;
     for (dr, dc) in [(-1, -1), (-1, 1), (1, -1), (1, 1)] {

@@ -4,8 +4,7 @@
 use std::fmt;
 
 use crate::bitboard::{
-    bit_to_square, square_bb, square_to_bit, Bitboard, Bits, BLACK_PROMOTION, BOARD,
-    WHITE_PROMOTION,
+    bit_to_square, square_bb, square_to_bit, Bitboard, Bits, BLACK_PROMOTION, BOARD, WHITE_PROMOTION,
 };
 use crate::movegen::Move;
 
@@ -136,8 +135,7 @@ impl Position {
     pub fn start() -> Position {
         let black = (1..=20).fold(0, |b, s| b | square_bb(s));
         let white = (31..=50).fold(0, |b, s| b | square_bb(s));
-        Position::from_parts(white, black, 0, Color::White)
-            .expect("the start position is legal")
+        Position::from_parts(white, black, 0, Color::White).expect("the start position is legal")
     }
 
     /// Builds a position from piece sets, checking that it is legal: no
@@ -159,16 +157,10 @@ impl Position {
             return Err(FenError::DuplicateSquare(bit_to_square(b as u8)));
         }
         if let Some(b) = Bits(white & !kings & WHITE_PROMOTION).next() {
-            return Err(FenError::ManOnPromotionRow {
-                color: Color::White,
-                square: bit_to_square(b as u8),
-            });
+            return Err(FenError::ManOnPromotionRow { color: Color::White, square: bit_to_square(b as u8) });
         }
         if let Some(b) = Bits(black & !kings & BLACK_PROMOTION).next() {
-            return Err(FenError::ManOnPromotionRow {
-                color: Color::Black,
-                square: bit_to_square(b as u8),
-            });
+            return Err(FenError::ManOnPromotionRow { color: Color::Black, square: bit_to_square(b as u8) });
         }
         let mut p = Position { white, black, kings, side, key: 0 };
         p.key = p.compute_key();
@@ -306,9 +298,7 @@ impl Position {
     /// The same position seen from the other side: colours swapped, board
     /// turned half a turn (square `s` becomes `51 - s`), other side to move.
     pub fn flipped(&self) -> Position {
-        let rot = |bb: Bitboard| {
-            Bits(bb).fold(0u64, |acc, b| acc | square_bb(51 - bit_to_square(b as u8)))
-        };
+        let rot = |bb: Bitboard| Bits(bb).fold(0u64, |acc, b| acc | square_bb(51 - bit_to_square(b as u8)));
         let mut p = Position {
             white: rot(self.black),
             black: rot(self.white),
@@ -502,7 +492,9 @@ impl fmt::Display for FenError {
                 write!(f, "piece list {s:?} must start with 'W' or 'B'")
             }
             FenError::RepeatedColor(c) => write!(f, "the {c} piece list appears twice"),
-            FenError::BadSquare(s) => write!(f, "bad square {s:?}: expected a number 1-50, K<n> or a range a-b"),
+            FenError::BadSquare(s) => {
+                write!(f, "bad square {s:?}: expected a number 1-50, K<n> or a range a-b")
+            }
             FenError::SquareOutOfRange(s) => write!(f, "square {s} is outside 1-50"),
             FenError::BadRange(s) => write!(f, "range {s:?} runs backwards"),
             FenError::DuplicateSquare(s) => write!(f, "square {s} is listed twice"),
@@ -517,10 +509,9 @@ impl fmt::Display for FenError {
             FenError::HubLength(n) => {
                 write!(f, "a Hub position has 51 characters (side + 50 squares), this one has {n}")
             }
-            FenError::BadHubChar { ch, square } => write!(
-                f,
-                "character {ch:?} for square {square}: expected one of w, b, W, B, e"
-            ),
+            FenError::BadHubChar { ch, square } => {
+                write!(f, "character {ch:?} for square {square}: expected one of w, b, W, B, e")
+            }
         }
     }
 }

@@ -43,20 +43,8 @@ const WOLDOUBY_COUNTS: &[u64] = &[
 ];
 const RANDOM178_COUNTS: &[u64] =
     &[14, 55, 1_168, 5_432, 87_195, 629_010, 9_041_010, 86_724_219, 1_216_917_193];
-const FRONT_ROWS_COUNTS: &[u64] = &[
-    9,
-    81,
-    534,
-    2_538,
-    9_052,
-    29_999,
-    98_971,
-    310_315,
-    1_008_313,
-    3_174_155,
-    10_369_511,
-    34_907_891,
-];
+const FRONT_ROWS_COUNTS: &[u64] =
+    &[9, 81, 534, 2_538, 9_052, 29_999, 98_971, 310_315, 1_008_313, 3_174_155, 10_369_511, 34_907_891];
 
 fn check(fen: &str, counts: &[u64], depths: std::ops::RangeInclusive<usize>) {
     let pos = Position::from_fen(fen).unwrap();

@@ -42,10 +42,7 @@ fn naive_result(g: &Game) -> GameResult {
             rule_plies += 1;
         }
     }
-    let state = dammer::game::PlyState {
-        reversible: king_plies,
-        endgame: rule.map(|r| (r, rule_plies)),
-    };
+    let state = dammer::game::PlyState { reversible: king_plies, endgame: rule.map(|r| (r, rule_plies)) };
     assert_eq!(state, g.state(), "{}", now.to_fen());
     draw_by_rule(state, reps).map_or(GameResult::Ongoing, GameResult::Draw)
 }
@@ -113,8 +110,7 @@ fn colour_flip_mirrors_the_moves() {
         let expected: BTreeSet<_> = legal_moves(&pos)
             .iter()
             .map(|m| {
-                let cap = dammer::bitboard::Bits(m.captured)
-                    .fold(0u64, |a, b| a | 1u64 << mirror(b as u8));
+                let cap = dammer::bitboard::Bits(m.captured).fold(0u64, |a, b| a | 1u64 << mirror(b as u8));
                 (mirror(m.from), mirror(m.to), cap)
             })
             .collect();
@@ -143,10 +139,7 @@ fn formats_and_notation_round_trip() {
             let pdn = to_pdn(&pos, m);
             assert_eq!(parse_move(&pos, &pdn).as_ref(), Ok(m), "{fen} {pdn}");
             assert_eq!(parse_move(&pos, &pdn.replace('x', ":")).as_ref(), Ok(m), "{fen} {pdn}");
-            let same_ends = moves
-                .iter()
-                .filter(|o| o.from == m.from && o.to == m.to)
-                .count();
+            let same_ends = moves.iter().filter(|o| o.from == m.from && o.to == m.to).count();
             if same_ends > 1 {
                 ambiguous_seen += 1;
                 assert!(pdn.matches('x').count() > 1, "{fen} {pdn}");
@@ -155,7 +148,8 @@ fn formats_and_notation_round_trip() {
                 // Captured squares in any order.
                 let mut caps: Vec<u8> = m.captured_squares().collect();
                 caps.reverse();
-                let text = format!("{short}x{}", caps.iter().map(u8::to_string).collect::<Vec<_>>().join("x"));
+                let text =
+                    format!("{short}x{}", caps.iter().map(u8::to_string).collect::<Vec<_>>().join("x"));
                 assert_eq!(parse_move(&pos, &text).as_ref(), Ok(m));
             } else if m.is_capture() {
                 assert_eq!(pdn, format!("{}x{}", m.from_square(), m.to_square()));

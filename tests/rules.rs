@@ -7,10 +7,8 @@ use dammer::position::{Color, Position};
 
 fn from_to(fen: &str) -> Vec<String> {
     let pos = Position::from_fen(fen).unwrap();
-    let mut v: Vec<String> = legal_moves(&pos)
-        .iter()
-        .map(|m| format!("{}-{}", m.from_square(), m.to_square()))
-        .collect();
+    let mut v: Vec<String> =
+        legal_moves(&pos).iter().map(|m| format!("{}-{}", m.from_square(), m.to_square())).collect();
     v.sort();
     v
 }
