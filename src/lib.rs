@@ -7,9 +7,16 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod bitboard;
+pub mod engine;
+pub mod eval;
 pub mod game;
 pub mod movegen;
 pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod search;
+pub mod threads;
+pub mod timeman;
+pub mod tt;

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use dammer::engine::Engine;
 use dammer::game::{Game, GameResult};
+use dammer::timeman::Limits;
 use dammer::movegen::legal_moves;
 use dammer::notation::to_pdn;
 use dammer::perft;
@@ -20,6 +22,42 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Search a position and print each iteration, then the best move.
+    Analyse {
+        /// Position as FEN or Hub string (default: the initial position).
+        fen: Option<String>,
+        /// Moves to play from the position first (Hub or PDN, space-separated).
+        #[arg(long, default_value = "")]
+        moves: String,
+        /// Stop after this depth.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Seconds to think (default 5 when no other limit is given).
+        #[arg(long)]
+        time: Option<f64>,
+        /// Stop after this many nodes.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = dammer::engine::DEFAULT_HASH_MB)]
+        hash: usize,
+    },
+    /// Search a fixed set of positions to a fixed depth (speed and
+    /// regression check); the last line is `<nodes> nodes <nps> nps`.
+    Bench {
+        /// Depth of each search.
+        #[arg(long, default_value_t = dammer::bench::DEFAULT_DEPTH)]
+        depth: u32,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+    },
     /// Count the leaves of the legal move tree (move generator test and benchmark).
     Perft {
         /// Plies to look ahead.
@@ -144,12 +182,105 @@ fn run_legal(positions: &[String], with_result: bool) -> Result<(), String> {
     out.flush().map_err(|e| e.to_string())
 }
 
+fn format_score(score: i32) -> String {
+    let s = dammer::search::format_score(score);
+    if score >= dammer::search::WIN_BAND {
+        format!("{s} (win in {})", dammer::search::WIN - score)
+    } else if score <= -dammer::search::WIN_BAND {
+        format!("{s} (loss in {})", dammer::search::WIN + score)
+    } else {
+        s
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_analyse(
+    fen: Option<String>,
+    moves: &str,
+    depth: Option<u32>,
+    time: Option<f64>,
+    nodes: Option<u64>,
+    threads: usize,
+    hash: usize,
+) -> Result<(), String> {
+    let fen = fen.unwrap_or_else(|| START_FEN.to_string());
+    let mut game = Game::from_text(&fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
+    for text in moves.split_whitespace() {
+        game.play_text(text).map_err(|e| e.to_string())?;
+    }
+    let move_time = match time {
+        Some(t) if !(t.is_finite() && t > 0.0) => return Err(format!("--time must be a positive number of seconds, not {t}")),
+        Some(t) => Some(std::time::Duration::from_secs_f64(t)),
+        None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),
+        None => None,
+    };
+    if threads == 0 || threads > dammer::engine::MAX_THREADS {
+        return Err(format!("--threads must be between 1 and {}", dammer::engine::MAX_THREADS));
+    }
+    if hash == 0 || hash > dammer::engine::MAX_HASH_MB {
+        return Err(format!("--hash must be between 1 and {} MiB", dammer::engine::MAX_HASH_MB));
+    }
+    let limits = Limits { depth, nodes, move_time, analysis: true, ..Limits::default() };
+    let mut engine = Engine::new(threads, hash);
+    let start = *game.position();
+    println!("{}", start);
+    println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
+    let mut on_info = |info: &dammer::search::Info| {
+        let secs = info.time.as_secs_f64();
+        let knps = if secs > 0.0 { info.nodes as f64 / secs / 1e3 } else { 0.0 };
+        println!(
+            "{:>5} {:>6.1} {:>14} {:>12} {:>9.0} {:>8.3}  {}",
+            info.depth,
+            info.mean_depth,
+            format_score(info.score),
+            info.nodes,
+            knps,
+            secs,
+            dammer::notation::line_to_pdn(&start, &info.pv)
+        );
+    };
+    let result = engine.search(&game, &limits, &mut on_info);
+    match result.best {
+        Some(m) => {
+            let secs = result.time.as_secs_f64();
+            println!(
+                "best move {} (hub {m}), score {}, depth {}, {} nodes in {:.3}s ({:.0} knps)",
+                to_pdn(&start, &m),
+                format_score(result.score),
+                result.depth,
+                result.nodes,
+                secs,
+                if secs > 0.0 { result.nodes as f64 / secs / 1e3 } else { 0.0 }
+            );
+        }
+        None => println!("no legal move: {}", game.result()),
+    }
+    Ok(())
+}
+
+fn run_bench(depth: u32, threads: usize, hash: usize) -> Result<(), String> {
+    if !(1..=dammer::search::MAX_DEPTH).contains(&depth) {
+        return Err(format!("--depth must be between 1 and {}", dammer::search::MAX_DEPTH));
+    }
+    let report = dammer::bench::run(depth, threads.clamp(1, dammer::engine::MAX_THREADS), hash.max(1), |line| {
+        println!("{line}");
+    });
+    let secs = report.time.as_secs_f64();
+    let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };
+    println!("{} nodes {} nps", report.nodes, nps);
+    Ok(())
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off")).init();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Perft { depth, fen, divide, threads } => run_perft(depth, &fen, divide, threads as usize),
         Command::Show { fen, moves } => run_show(&fen, &moves),
+        Command::Analyse { fen, moves, depth, time, nodes, threads, hash } => {
+            run_analyse(fen, &moves, depth, time, nodes, threads, hash)
+        }
+        Command::Bench { depth, threads, hash } => run_bench(depth, threads, hash),
         Command::Legal { positions, result } => run_legal(&positions, result),
     };
     match outcome {

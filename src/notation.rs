@@ -318,3 +318,17 @@ pub fn to_pdn(pos: &Position, m: &Move) -> String {
     }
     m.to_string()
 }
+
+/// A line of moves from `pos` in PDN notation, separated by spaces.
+pub fn line_to_pdn(pos: &Position, line: &[Move]) -> String {
+    let mut p = *pos;
+    let mut out = Vec::with_capacity(line.len());
+    for m in line {
+        if !legal_moves(&p).iter().any(|l| l == m) {
+            break;
+        }
+        out.push(to_pdn(&p, m));
+        p = p.make(m);
+    }
+    out.join(" ")
+}

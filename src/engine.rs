@@ -1,0 +1,184 @@
+//! The engine facade that every front end uses: set up a game, give limits,
+//! search, and receive progress through a callback and a final result.
+//!
+//! It owns the transposition table and the Lazy SMP thread pool. The
+//! facade is protocol-neutral: it never prints.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::eval::{evaluate, Score};
+use crate::game::Game;
+use crate::movegen::{legal_moves, Move};
+use crate::search::{Info, RootResult, SearchControl, Searcher, Shared, Timer, MAX_DEPTH};
+use crate::threads::ThreadPool;
+use crate::timeman::{budget, Limits};
+use crate::tt::TranspositionTable;
+
+/// Default transposition table size in MiB.
+pub const DEFAULT_HASH_MB: usize = 64;
+/// Largest transposition table accepted, in MiB.
+pub const MAX_HASH_MB: usize = 1 << 16;
+/// Most search threads accepted.
+pub const MAX_THREADS: usize = 256;
+
+/// The outcome of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play; `None` only when the side to move has no legal move.
+    pub best: Option<Move>,
+    /// The reply the engine expects (for pondering).
+    pub ponder: Option<Move>,
+    /// Score for the side to move (see [`crate::search::WIN`] for won scores).
+    pub score: Score,
+    /// Deepest completed iteration (0 when the move was played at once).
+    pub depth: u32,
+    /// Nodes searched over all threads.
+    pub nodes: u64,
+    /// Time used.
+    pub time: Duration,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// The engine: transposition table, threads and search control.
+#[derive(Debug)]
+pub struct Engine {
+    tt: TranspositionTable,
+    threads: ThreadPool,
+    control: Arc<SearchControl>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new(1, DEFAULT_HASH_MB)
+    }
+}
+
+impl Engine {
+    /// An engine with `threads` search threads and a `hash_mb` MiB table.
+    pub fn new(threads: usize, hash_mb: usize) -> Engine {
+        Engine {
+            tt: TranspositionTable::new(hash_mb.clamp(1, MAX_HASH_MB)),
+            threads: ThreadPool::new(threads.clamp(1, MAX_THREADS)),
+            control: Arc::new(SearchControl::default()),
+        }
+    }
+
+    /// Number of search threads.
+    pub fn threads(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// Changes the number of search threads (between searches).
+    pub fn set_threads(&mut self, n: usize) {
+        let n = n.clamp(1, MAX_THREADS);
+        if n != self.threads.len() {
+            self.threads = ThreadPool::new(n);
+        }
+    }
+
+    /// Transposition table size in MiB.
+    pub fn hash_mb(&self) -> usize {
+        self.tt.size_mb()
+    }
+
+    /// Resizes (and so clears) the transposition table.
+    pub fn set_hash_mb(&mut self, mb: usize) {
+        let mb = mb.clamp(1, MAX_HASH_MB);
+        if mb != self.tt.size_mb() {
+            self.tt = TranspositionTable::new(mb);
+        }
+    }
+
+    /// Forgets everything learned from earlier searches (a new game).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+    }
+
+    /// The handle other threads use to stop a search or signal a ponder hit.
+    pub fn control(&self) -> Arc<SearchControl> {
+        Arc::clone(&self.control)
+    }
+
+    /// Searches the game's current position within `limits`, calling
+    /// `on_info` with progress from the calling thread. Blocks until the
+    /// search ends; a stop or ponder hit may arrive through [`Engine::control`]
+    /// at any time (also before the search starts). Both are cleared when it
+    /// returns.
+    pub fn search(&mut self, game: &Game, limits: &Limits, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
+        let start = Instant::now();
+        let result = self.search_inner(game, limits, on_info, start);
+        self.control.reset();
+        result
+    }
+
+    fn search_inner(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        on_info: &mut dyn FnMut(&Info),
+        start: Instant,
+    ) -> SearchResult {
+        let pos = *game.position();
+        let legal = legal_moves(&pos);
+        let quick = |best: Option<Move>, score| SearchResult {
+            best,
+            ponder: None,
+            score,
+            depth: 0,
+            nodes: 0,
+            time: start.elapsed(),
+            pv: best.into_iter().collect(),
+        };
+        if legal.is_empty() {
+            return quick(None, -crate::search::WIN);
+        }
+        if legal.len() == 1 && !limits.analysis && !limits.ponder {
+            return quick(Some(legal.as_slice()[0]), evaluate(&pos));
+        }
+        let men = (pos.men(crate::position::Color::White) | pos.men(crate::position::Color::Black)).count_ones();
+        let budget = budget(limits, men);
+        let max_depth = if budget.instant { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
+        self.tt.new_search();
+        let shared = Shared {
+            tt: &self.tt,
+            control: &self.control,
+            nodes: Default::default(),
+            node_limit: limits.nodes,
+        };
+        let history: Vec<u64> = game.positions().iter().map(|p| p.key()).collect();
+        let state = game.state();
+        let timer = Timer { start, budget, pondering: limits.ponder };
+        let control = &*self.control;
+        let root: RootResult = self.threads.run(
+            control,
+            |id| {
+                let mut s = Searcher::new(&shared, id, pos, &history, state);
+                s.iterate(max_depth);
+            },
+            || {
+                let mut s = Searcher::new(&shared, 0, pos, &history, state);
+                s.set_main(timer, on_info);
+                let r = s.iterate(max_depth);
+                // Infinite analysis and pondering answer only when told to.
+                if limits.infinite || limits.ponder {
+                    while !control.is_stopped() && !(limits.ponder && !limits.infinite && control.is_ponder_hit()) {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+                r
+            },
+        );
+        let nodes = shared.nodes.load(std::sync::atomic::Ordering::Relaxed);
+        SearchResult {
+            best: root.best,
+            ponder: root.pv.get(1).copied(),
+            score: root.score,
+            depth: root.depth,
+            nodes,
+            time: start.elapsed(),
+            pv: root.pv,
+        }
+    }
+}

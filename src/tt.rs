@@ -1,0 +1,262 @@
+//! The transposition table, shared by all search threads without locks.
+//!
+//! Each entry is two `AtomicU64`s: the packed data and the position key XORed
+//! with that data. A reader accepts an entry only if `stored_key ^ data` gives
+//! back its key, so a torn entry (two writers racing on the same slot) reads as
+//! a miss instead of wrong data. All accesses are relaxed atomics: there is no
+//! data race, only the benign loss of an entry now and then.
+//!
+//! Entries sit in buckets of four (one 64-byte cache line). A store replaces
+//! the entry of the same position if there is one, else the entry that is
+//! least worth keeping: the oldest search first, then the shallowest.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use crate::eval::Score;
+
+/// What a stored score says about the true value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The true value is at most the score (no move reached alpha).
+    Upper = 1,
+    /// The true value is at least the score (a move reached beta).
+    Lower = 2,
+    /// The score is exact.
+    Exact = 3,
+}
+
+/// A decoded entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Score, with won/lost scores relative to the stored node (see [`score_to_tt`]).
+    pub score: Score,
+    /// Remaining depth the score was searched to.
+    pub depth: i32,
+    /// Bound type.
+    pub bound: Bound,
+    /// Best or refuting move as (from bit, to bit), if any.
+    pub mv: Option<(u8, u8)>,
+}
+
+#[derive(Default)]
+#[repr(C)]
+struct Slot {
+    key: AtomicU64,
+    data: AtomicU64,
+}
+
+#[derive(Default)]
+#[repr(C, align(64))]
+struct Bucket {
+    slots: [Slot; 4],
+}
+
+/// Packs an entry: score (16 bits), depth (8), bound (2), age (6), move (13: a
+/// valid bit, then from and to as 6 bits each).
+fn pack(e: &Entry, age: u8) -> u64 {
+    let mv = match e.mv {
+        Some((f, t)) => (1u64 << 12) | (u64::from(f) << 6) | u64::from(t),
+        None => 0,
+    };
+    (e.score as i16 as u16 as u64)
+        | (u64::from(e.depth.clamp(0, 255) as u8) << 16)
+        | ((e.bound as u64) << 24)
+        | (u64::from(age & 63) << 26)
+        | (mv << 32)
+}
+
+fn unpack(d: u64) -> Option<Entry> {
+    let bound = match (d >> 24) & 3 {
+        1 => Bound::Upper,
+        2 => Bound::Lower,
+        3 => Bound::Exact,
+        _ => return None,
+    };
+    let mv = (d >> 32) & 0x1FFF;
+    Some(Entry {
+        score: Score::from(d as u16 as i16),
+        depth: ((d >> 16) & 0xFF) as i32,
+        bound,
+        mv: if mv >> 12 == 1 { Some((((mv >> 6) & 63) as u8, (mv & 63) as u8)) } else { None },
+    })
+}
+
+fn age_of(d: u64) -> u8 {
+    ((d >> 26) & 63) as u8
+}
+
+/// The shared transposition table.
+pub struct TranspositionTable {
+    buckets: Vec<Bucket>,
+    age: AtomicU8,
+}
+
+impl std::fmt::Debug for TranspositionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TranspositionTable({} MiB)", self.size_mb())
+    }
+}
+
+/// Scores this far from a win or loss carry a distance in plies.
+const MATE_BAND: Score = crate::search::WIN - 1_000;
+
+/// Converts a score at `ply` from the root into one relative to the node, so
+/// that a stored "win in n" stays right wherever the position is met again.
+pub fn score_to_tt(score: Score, ply: usize) -> Score {
+    if score >= MATE_BAND {
+        score + ply as Score
+    } else if score <= -MATE_BAND {
+        score - ply as Score
+    } else {
+        score
+    }
+}
+
+/// The inverse of [`score_to_tt`].
+pub fn score_from_tt(score: Score, ply: usize) -> Score {
+    if score >= MATE_BAND {
+        score - ply as Score
+    } else if score <= -MATE_BAND {
+        score + ply as Score
+    } else {
+        score
+    }
+}
+
+impl TranspositionTable {
+    /// A table of about `mb` MiB (at least one bucket).
+    pub fn new(mb: usize) -> TranspositionTable {
+        let n = (mb.max(1) << 20) / std::mem::size_of::<Bucket>();
+        let mut buckets = Vec::with_capacity(n.max(1));
+        buckets.resize_with(n.max(1), Bucket::default);
+        TranspositionTable { buckets, age: AtomicU8::new(0) }
+    }
+
+    /// Size in MiB.
+    pub fn size_mb(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>() >> 20
+    }
+
+    /// Number of entries.
+    pub fn entries(&self) -> usize {
+        self.buckets.len() * 4
+    }
+
+    /// Empties the table.
+    pub fn clear(&mut self) {
+        for b in &mut self.buckets {
+            *b = Bucket::default();
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Starts a new search: older entries become cheaper to replace.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn bucket(&self, key: u64) -> &Bucket {
+        let i = ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[i]
+    }
+
+    /// The entry for `key`, if the table holds one.
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        for s in &self.bucket(key).slots {
+            let data = s.data.load(Ordering::Relaxed);
+            if s.key.load(Ordering::Relaxed) ^ data == key {
+                return unpack(data);
+            }
+        }
+        None
+    }
+
+    /// Stores an entry for `key`.
+    pub fn store(&self, key: u64, mut e: Entry) {
+        let age = self.age.load(Ordering::Relaxed) & 63;
+        let bucket = self.bucket(key);
+        let mut victim = &bucket.slots[0];
+        let mut victim_worth = i32::MAX;
+        for s in &bucket.slots {
+            let data = s.data.load(Ordering::Relaxed);
+            let k = s.key.load(Ordering::Relaxed) ^ data;
+            if k == key || data == 0 {
+                if k == key {
+                    if let Some(old) = unpack(data) {
+                        // A shallower result without a move keeps the old move
+                        // for ordering; a much deeper exact one is not overwritten
+                        // by a shallow bound.
+                        if e.mv.is_none() {
+                            e.mv = old.mv;
+                        }
+                        if old.depth > e.depth + 2 && old.bound == Bound::Exact && e.bound != Bound::Exact {
+                            return;
+                        }
+                    }
+                }
+                victim = s;
+                break;
+            }
+            let stale = i32::from(age.wrapping_sub(age_of(data)) & 63);
+            let worth = ((data >> 16) & 0xFF) as i32 - 8 * stale;
+            if worth < victim_worth {
+                victim_worth = worth;
+                victim = s;
+            }
+        }
+        let data = pack(&e, age);
+        victim.key.store(key ^ data, Ordering::Relaxed);
+        victim.data.store(data, Ordering::Relaxed);
+    }
+
+    /// Permille of sampled entries written in the current search.
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age.load(Ordering::Relaxed) & 63;
+        let n = self.buckets.len().min(250);
+        let mut used = 0;
+        for b in &self.buckets[..n] {
+            for s in &b.slots {
+                let d = s.data.load(Ordering::Relaxed);
+                if d != 0 && age_of(d) == age {
+                    used += 1;
+                }
+            }
+        }
+        (used * 1000 / (n * 4).max(1)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_round_trips() {
+        for score in [-9_990, -1, 0, 1, 123, 9_999] {
+            for bound in [Bound::Upper, Bound::Lower, Bound::Exact] {
+                for mv in [None, Some((0u8, 53u8)), Some((53, 0))] {
+                    let e = Entry { score, depth: 17, bound, mv };
+                    assert_eq!(unpack(pack(&e, 5)), Some(e));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn store_and_probe() {
+        let tt = TranspositionTable::new(1);
+        assert_eq!(tt.size_mb(), 1);
+        let e = Entry { score: 42, depth: 5, bound: Bound::Exact, mv: Some((3, 9)) };
+        tt.store(0xDEAD_BEEF, e);
+        assert_eq!(tt.probe(0xDEAD_BEEF), Some(e));
+        assert_eq!(tt.probe(0xDEAD_BEEE), None);
+    }
+
+    #[test]
+    fn mate_scores_are_node_relative() {
+        let win_in_7_from_root = crate::search::WIN - 7;
+        let stored = score_to_tt(win_in_7_from_root, 3);
+        assert_eq!(score_from_tt(stored, 3), win_in_7_from_root);
+        assert_eq!(score_from_tt(stored, 1), crate::search::WIN - 5);
+    }
+}
