@@ -137,7 +137,8 @@ impl Engine {
         if legal.len() == 1 && !limits.analysis && !limits.ponder {
             return quick(Some(legal.as_slice()[0]), evaluate(&pos));
         }
-        let men = (pos.men(crate::position::Color::White) | pos.men(crate::position::Color::Black)).count_ones();
+        let men =
+            (pos.men(crate::position::Color::White) | pos.men(crate::position::Color::Black)).count_ones();
         let budget = budget(limits, men);
         let max_depth = if budget.instant { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
         self.tt.new_search();
@@ -163,7 +164,9 @@ impl Engine {
                 let r = s.iterate(max_depth);
                 // Infinite analysis and pondering answer only when told to.
                 if limits.infinite || limits.ponder {
-                    while !control.is_stopped() && !(limits.ponder && !limits.infinite && control.is_ponder_hit()) {
+                    while !(control.is_stopped()
+                        || (limits.ponder && !limits.infinite && control.is_ponder_hit()))
+                    {
                         std::thread::sleep(Duration::from_millis(1));
                     }
                 }

@@ -98,7 +98,7 @@ const LEFT: Bitboard = {
     while s <= 50 {
         let i = s - 1;
         let row = i / 5;
-        let col = 2 * (i % 5) + if row % 2 == 0 { 1 } else { 0 };
+        let col = 2 * (i % 5) + if row.is_multiple_of(2) { 1 } else { 0 };
         if col < 5 {
             b |= square_bb(s);
         }

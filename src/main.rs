@@ -7,11 +7,11 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use dammer::engine::Engine;
 use dammer::game::{Game, GameResult};
-use dammer::timeman::Limits;
 use dammer::movegen::legal_moves;
 use dammer::notation::to_pdn;
 use dammer::perft;
 use dammer::position::{Position, START_FEN};
+use dammer::timeman::Limits;
 
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
@@ -137,6 +137,7 @@ fn run_show(fen: &str, moves: &str) -> Result<(), String> {
     println!("moves {}", hub.join(" "));
     println!("pdn {}", pdn.join(" "));
     println!("result {}", game.result());
+    println!("eval {} (side to move)", dammer::search::format_score(dammer::eval::evaluate(pos)));
     Ok(())
 }
 
@@ -209,7 +210,9 @@ fn run_analyse(
         game.play_text(text).map_err(|e| e.to_string())?;
     }
     let move_time = match time {
-        Some(t) if !(t.is_finite() && t > 0.0) => return Err(format!("--time must be a positive number of seconds, not {t}")),
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            return Err(format!("--time must be a positive number of seconds, not {t}"))
+        }
         Some(t) => Some(std::time::Duration::from_secs_f64(t)),
         None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),
         None => None,
@@ -262,9 +265,10 @@ fn run_bench(depth: u32, threads: usize, hash: usize) -> Result<(), String> {
     if !(1..=dammer::search::MAX_DEPTH).contains(&depth) {
         return Err(format!("--depth must be between 1 and {}", dammer::search::MAX_DEPTH));
     }
-    let report = dammer::bench::run(depth, threads.clamp(1, dammer::engine::MAX_THREADS), hash.max(1), |line| {
-        println!("{line}");
-    });
+    let report =
+        dammer::bench::run(depth, threads.clamp(1, dammer::engine::MAX_THREADS), hash.max(1), |line| {
+            println!("{line}");
+        });
     let secs = report.time.as_secs_f64();
     let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };
     println!("{} nodes {} nps", report.nodes, nps);

@@ -306,7 +306,7 @@ impl<'a> Searcher<'a> {
         let max_depth = max_depth.clamp(1, MAX_DEPTH);
         let mut depth = 1;
         while depth <= max_depth {
-            if self.id > 0 && depth > 2 && (depth + self.id as u32) % 3 == 0 {
+            if self.id > 0 && depth > 2 && (depth + self.id as u32).is_multiple_of(3) {
                 // Helpers skip some depths so that threads spread over depths.
                 depth += 1;
                 continue;
@@ -446,6 +446,7 @@ impl<'a> Searcher<'a> {
     /// Records the child of ply `ply` (reached by `m`) on the line's stacks.
     #[inline]
     fn push(&mut self, ply: usize, pos: &Position, m: &Move, child: &Position) {
+        self.shared.tt.prefetch(child.key());
         let state = self.states[ply].after(pos, m, child);
         self.states.truncate(ply + 1);
         self.states.push(state);
@@ -489,7 +490,15 @@ impl<'a> Searcher<'a> {
         false
     }
 
-    fn search(&mut self, pos: &Position, mut alpha: Score, mut beta: Score, depth: i32, ply: usize, pv_node: bool) -> Score {
+    fn search(
+        &mut self,
+        pos: &Position,
+        mut alpha: Score,
+        mut beta: Score,
+        depth: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> Score {
         self.pv_len[ply] = ply;
         self.count_node();
         if self.stopped {
@@ -526,10 +535,10 @@ impl<'a> Searcher<'a> {
         // ProbCut: a shallow search that clears beta by a margin growing with
         // the depth is trusted to fail high at full depth too. (No null move:
         // zugzwang is everywhere in draughts.)
-        if !pv_node && depth >= 3 && beta.abs() < WIN_BAND {
-            let margin = 10 * depth;
+        if !pv_node && depth >= PROBCUT_MIN_DEPTH && beta.abs() < WIN_BAND {
+            let margin = PROBCUT_MARGIN;
             let target = beta + margin;
-            let probe_depth = (depth * 2 / 5).max(1);
+            let probe_depth = depth - PROBCUT_REDUCTION;
             let s = self.search(pos, target - 1, target, probe_depth, ply, false);
             if self.stopped {
                 return 0;
@@ -626,7 +635,14 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    fn score_moves(&self, pos: &Position, list: &MoveList, tt_move: Option<(u8, u8)>, ply: usize, order: &mut Vec<i32>) {
+    fn score_moves(
+        &self,
+        pos: &Position,
+        list: &MoveList,
+        tt_move: Option<(u8, u8)>,
+        ply: usize,
+        order: &mut Vec<i32>,
+    ) {
         order.clear();
         let side = pos.side() as usize;
         for m in list {
@@ -708,6 +724,13 @@ impl<'a> Searcher<'a> {
         best
     }
 }
+
+/// ProbCut: nodes at least this deep are probed...
+const PROBCUT_MIN_DEPTH: i32 = 5;
+/// ...with a search this much shallower...
+const PROBCUT_REDUCTION: i32 = 4;
+/// ...against beta plus this margin (hundredths of a man).
+const PROBCUT_MARGIN: Score = 40;
 
 const TT_MOVE_SCORE: i32 = 1 << 30;
 const KILLER_SCORE: i32 = 1 << 28;

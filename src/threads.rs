@@ -51,7 +51,12 @@ impl ThreadPool {
     /// Runs `main` on the calling thread and `helper(id)` for ids
     /// `1..threads` on the pool. When `main` returns, the search is stopped
     /// and the helpers are waited for.
-    pub fn run<R>(&self, control: &SearchControl, helper: impl Fn(usize) + Sync, main: impl FnOnce() -> R) -> R {
+    pub fn run<R>(
+        &self,
+        control: &SearchControl,
+        helper: impl Fn(usize) + Sync,
+        main: impl FnOnce() -> R,
+    ) -> R {
         match &self.pool {
             None => main(),
             Some(pool) => pool.in_place_scope(|scope| {
