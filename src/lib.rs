@@ -12,6 +12,7 @@ pub mod bitboard;
 pub mod engine;
 pub mod eval;
 pub mod game;
+pub mod hub;
 pub mod movegen;
 pub mod notation;
 pub mod perft;

@@ -16,12 +16,16 @@ use dammer::timeman::Limits;
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
 struct Cli {
+    /// What to do; without one, Dammer speaks the Hub protocol.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Speak the Hub protocol on standard input and output (for GUIs and
+    /// tournament managers).
+    Hub,
     /// Search a position and print each iteration, then the best move.
     Analyse {
         /// Position as FEN or Hub string (default: the initial position).
@@ -278,7 +282,11 @@ fn run_bench(depth: u32, threads: usize, hash: usize) -> Result<(), String> {
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off")).init();
     let cli = Cli::parse();
-    let outcome = match cli.command {
+    let outcome = match cli.command.unwrap_or(Command::Hub) {
+        Command::Hub => {
+            dammer::hub::run();
+            Ok(())
+        }
         Command::Perft { depth, fen, divide, threads } => run_perft(depth, &fen, divide, threads as usize),
         Command::Show { fen, moves } => run_show(&fen, &moves),
         Command::Analyse { fen, moves, depth, time, nodes, threads, hash } => {

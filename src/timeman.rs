@@ -83,9 +83,8 @@ pub fn budget(limits: &Limits, men: u32) -> Budget {
         return b;
     }
     if let Some(mt) = limits.move_time {
-        let hard = mt.saturating_sub(STOP_LATENCY);
-        b.hard = Some(hard);
-        b.soft = Some(hard);
+        // A move time is the GUI's allotment: use it up to the hard stop.
+        b.hard = Some(mt.saturating_sub(STOP_LATENCY));
     }
     if let Some(c) = limits.clock {
         if c.time <= 0.0 || !c.time.is_finite() {

@@ -1,0 +1,528 @@
+//! The Hub protocol front end (the text protocol of Scan and the Hub GUI).
+//!
+//! Three threads: a reader turns stdin lines into [`Message`]s, the protocol
+//! loop (the caller's thread) keeps the state and answers, and a search
+//! thread runs [`Engine::search`] so that `ping`, `stop` and `ponder-hit` are
+//! handled while it thinks. Every output line goes through [`emit`], which
+//! writes and flushes it whole. Nothing is written to stderr.
+
+use std::io::{self, BufRead, Write};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::engine::{Engine, SearchResult, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+use crate::game::Game;
+use crate::movegen::Move;
+use crate::position::Position;
+use crate::search::{format_score, Info, SearchControl, MAX_DEPTH};
+use crate::timeman::{Clock, Limits};
+
+/// Longest line read; the rest of a longer one is dropped with an error.
+const MAX_LINE: usize = 1 << 16;
+
+/// Writes one protocol line to stdout and flushes it.
+pub fn emit(line: &str) {
+    let mut out = io::stdout().lock();
+    // A GUI that went away closes stdout; there is nobody left to tell.
+    let _ = out.write_all(line.as_bytes());
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
+}
+
+/// Quotes a value when the protocol requires it.
+fn quote(v: &str) -> String {
+    if v.is_empty() || v.contains([' ', '=', '"', '\t']) {
+        format!("\"{}\"", v.replace('"', "'"))
+    } else {
+        v.to_string()
+    }
+}
+
+fn error(msg: &str) {
+    emit(&format!("error message={}", quote(msg)));
+}
+
+/// One parsed input line: the command word and its `name=value` arguments
+/// (a name alone has the value "").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    /// The command word.
+    pub command: String,
+    /// Arguments in order.
+    pub args: Vec<(String, String)>,
+}
+
+impl Message {
+    /// Parses a line; `Err` says why it cannot be read (an unterminated quote).
+    pub fn parse(line: &str) -> Result<Option<Message>, String> {
+        let mut chars = line.trim().chars().peekable();
+        let mut words: Vec<(String, String)> = Vec::new();
+        loop {
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
+            if chars.peek().is_none() {
+                break;
+            }
+            let mut name = String::new();
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() || c == '=' {
+                    break;
+                }
+                name.push(c);
+                chars.next();
+            }
+            let mut value = String::new();
+            if chars.peek() == Some(&'=') {
+                chars.next();
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    let mut closed = false;
+                    for c in chars.by_ref() {
+                        if c == '"' {
+                            closed = true;
+                            break;
+                        }
+                        value.push(c);
+                    }
+                    if !closed {
+                        return Err(format!("unterminated quote in the value of {name}"));
+                    }
+                } else {
+                    while let Some(&c) = chars.peek() {
+                        if c.is_whitespace() {
+                            break;
+                        }
+                        value.push(c);
+                        chars.next();
+                    }
+                }
+            }
+            words.push((name, value));
+        }
+        if words.is_empty() {
+            return Ok(None);
+        }
+        let (command, v) = words.remove(0);
+        if command == "pos" && !v.is_empty() {
+            // `pos=...` without the command word: read it as `pos pos=...`.
+            words.insert(0, ("pos".into(), v));
+        }
+        Ok(Some(Message { command, args: words }))
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.args.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// What the reader thread passes on.
+enum Input {
+    Line(String),
+    TooLong,
+    Eof,
+}
+
+fn spawn_reader(tx: mpsc::Sender<Input>) {
+    let spawned = std::thread::Builder::new().name("dammer-hub-reader".into()).spawn(move || {
+        let stdin = io::stdin();
+        let mut lock = stdin.lock();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match io::Read::take(&mut lock, MAX_LINE as u64).read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => {
+                    let _ = tx.send(Input::Eof);
+                    return;
+                }
+                Ok(_) => {
+                    if buf.last() != Some(&b'\n') && buf.len() >= MAX_LINE {
+                        // Skip the rest of the over-long line.
+                        let mut rest = Vec::new();
+                        let _ = lock.read_until(b'\n', &mut rest);
+                        if tx.send(Input::TooLong).is_err() {
+                            return;
+                        }
+                        continue;
+                    }
+                    let line = String::from_utf8_lossy(&buf).into_owned();
+                    if tx.send(Input::Line(line)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    if spawned.is_err() {
+        error("cannot start the input thread");
+    }
+}
+
+/// Engine parameters as the protocol declares them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Params {
+    threads: usize,
+    hash_mb: usize,
+    ponder: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { threads: 1, hash_mb: DEFAULT_HASH_MB, ponder: false }
+    }
+}
+
+/// log2 of the number of 16-byte entries in `mb` MiB.
+fn tt_size_of(mb: usize) -> u32 {
+    (mb.max(1) * (1 << 16)).ilog2()
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_int(name: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
+    let n: u64 = v.trim().parse().map_err(|_| format!("{name} must be an integer, not {v:?}"))?;
+    if n < min || n > max {
+        return Err(format!("{name} must be between {min} and {max}, not {n}"));
+    }
+    Ok(n)
+}
+
+fn parse_seconds(name: &str, v: &str) -> Result<f64, String> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("{name} must be a number of seconds, not {v:?}")),
+    }
+}
+
+struct Search {
+    handle: JoinHandle<Engine>,
+    control: Arc<SearchControl>,
+    pondering: bool,
+}
+
+/// The protocol state.
+struct Hub {
+    engine: Option<Engine>,
+    params: Params,
+    applied: Params,
+    game: Game,
+    levels: Vec<(String, String)>,
+    search: Option<Search>,
+}
+
+fn pv_text(pv: &[Move]) -> String {
+    pv.iter().map(Move::to_string).collect::<Vec<_>>().join(" ")
+}
+
+fn info_line(info: &Info) -> String {
+    let secs = info.time.as_secs_f64();
+    let nps = if secs > 0.0 { info.nodes as f64 / secs / 1e6 } else { 0.0 };
+    format!(
+        "info depth={} mean-depth={:.1} score={} nodes={} time={:.3} nps={:.1} pv=\"{}\"",
+        info.depth,
+        info.mean_depth,
+        format_score(info.score),
+        info.nodes,
+        secs,
+        nps,
+        pv_text(&info.pv)
+    )
+}
+
+fn done_line(r: &SearchResult) -> String {
+    match (r.best, r.ponder) {
+        (Some(m), Some(p)) => format!("done move={m} ponder={p}"),
+        (Some(m), None) => format!("done move={m}"),
+        // No legal move: there is nothing to play (Scan answers the same way).
+        (None, _) => "done".to_string(),
+    }
+}
+
+impl Hub {
+    fn new() -> Hub {
+        let params = Params::default();
+        Hub {
+            engine: None,
+            applied: params.clone(),
+            params,
+            game: Game::default(),
+            levels: Vec::new(),
+            search: None,
+        }
+    }
+
+    /// The engine, created or reconfigured to the declared parameters.
+    fn engine(&mut self) -> &mut Engine {
+        let engine = self.engine.get_or_insert_with(|| Engine::new(self.params.threads, self.params.hash_mb));
+        if self.applied.threads != self.params.threads {
+            engine.set_threads(self.params.threads);
+        }
+        if self.applied.hash_mb != self.params.hash_mb {
+            engine.set_hash_mb(self.params.hash_mb);
+        }
+        self.applied = self.params.clone();
+        engine
+    }
+
+    fn hub(&self) {
+        emit(&format!(
+            "id name=Dammer version={} author={} country=International",
+            env!("CARGO_PKG_VERSION"),
+            quote("the Dammer developers")
+        ));
+        emit(&format!("param name=threads value={} type=int min=1 max={MAX_THREADS}", self.params.threads));
+        emit(&format!("param name=hash value={} type=int min=1 max={MAX_HASH_MB}", self.params.hash_mb));
+        emit(&format!("param name=tt-size value={} type=int min=16 max=32", tt_size_of(self.params.hash_mb)));
+        emit(&format!("param name=ponder value={} type=bool", self.params.ponder));
+        emit("wait");
+    }
+
+    fn set_param(&mut self, msg: &Message) -> Result<(), String> {
+        let name = msg.get("name").ok_or("set-param needs name=")?;
+        let value = msg.get("value").unwrap_or("");
+        match name {
+            "threads" => self.params.threads = parse_int(name, value, 1, MAX_THREADS as u64)? as usize,
+            "hash" => self.params.hash_mb = parse_int(name, value, 1, MAX_HASH_MB as u64)? as usize,
+            "tt-size" => {
+                let n = parse_int(name, value, 16, 32)?;
+                self.params.hash_mb = (1usize << (n - 16)).min(MAX_HASH_MB);
+            }
+            "ponder" => {
+                self.params.ponder = parse_bool(value).ok_or(format!("ponder must be true or false, not {value:?}"))?
+            }
+            // Unknown parameters are ignored, as the protocol asks.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn pos(&mut self, msg: &Message) -> Result<(), String> {
+        let mut game = match msg.get("pos") {
+            None | Some("start" | "") => Game::default(),
+            Some(p) => Game::new(Position::parse(p).map_err(|e| format!("bad position: {e}"))?),
+        };
+        if let Some(moves) = msg.get("moves") {
+            for (i, m) in moves.split_whitespace().enumerate() {
+                game.play_text(m).map_err(|e| format!("illegal move {m} (move {} of moves=): {e}", i + 1))?;
+            }
+        }
+        self.game = game;
+        self.levels.clear();
+        Ok(())
+    }
+
+    fn limits(&self, mode: &str) -> Result<Limits, String> {
+        let mut l = Limits::default();
+        let mut clock: Option<Clock> = None;
+        for (name, value) in &self.levels {
+            match name.as_str() {
+                "depth" => l.depth = Some(parse_int(name, value, 1, u64::from(MAX_DEPTH))? as u32),
+                "nodes" => l.nodes = Some(parse_int(name, value, 1, u64::MAX)?),
+                "move-time" => {
+                    let s = parse_seconds(name, value)?;
+                    l.move_time = Some(Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+                }
+                "time" => {
+                    let s = parse_seconds(name, value)?;
+                    clock.get_or_insert(Clock { time: 0.0, inc: 0.0, moves_to_go: None }).time = s;
+                }
+                "inc" => {
+                    let s = parse_seconds(name, value)?;
+                    clock.get_or_insert(Clock { time: 0.0, inc: 0.0, moves_to_go: None }).inc = s.max(0.0);
+                }
+                "moves" => {
+                    let n = parse_int(name, value, 0, 10_000)? as u32;
+                    clock.get_or_insert(Clock { time: 0.0, inc: 0.0, moves_to_go: None }).moves_to_go =
+                        (n > 0).then_some(n);
+                }
+                "infinite" => l.infinite = true,
+                _ => {}
+            }
+        }
+        if let Some(c) = clock {
+            if self.levels.iter().any(|(n, _)| n == "time") {
+                l.clock = Some(c);
+            }
+        }
+        match mode {
+            "think" => {}
+            "ponder" => l.ponder = true,
+            "analyze" | "analyse" => l.analysis = true,
+            other => return Err(format!("go needs think, ponder or analyze, not {other:?}")),
+        }
+        Ok(l)
+    }
+
+    fn go(&mut self, msg: &Message) -> Result<(), String> {
+        let mode = msg.args.first().map(|(n, _)| n.as_str()).unwrap_or("think");
+        let limits = self.limits(mode)?;
+        self.levels.clear();
+        let game = self.game.clone();
+        self.engine();
+        let mut engine = self.engine.take().unwrap_or_default();
+        let control = engine.control();
+        let pondering = limits.ponder;
+        let spawned = std::thread::Builder::new()
+            .name("dammer-search".into())
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let mut on_info = |info: &Info| emit(&info_line(info));
+                let result = engine.search(&game, &limits, &mut on_info);
+                emit(&done_line(&result));
+                engine
+            })
+            .map_err(|e| format!("cannot start the search thread: {e}"))?;
+        self.search = Some(Search { handle: spawned, control, pondering });
+        Ok(())
+    }
+
+    /// Stops a running search and waits for its `done`.
+    fn finish_search(&mut self) {
+        if let Some(s) = self.search.take() {
+            s.control.stop();
+            match s.handle.join() {
+                Ok(engine) => self.engine = Some(engine),
+                Err(_) => error("the search thread failed; starting a fresh engine"),
+            }
+        }
+    }
+
+    /// Collects a search that ended by itself.
+    fn reap(&mut self) {
+        if self.search.as_ref().is_some_and(|s| s.handle.is_finished()) {
+            self.finish_search();
+        }
+    }
+
+    /// Handles one message; returns false when the engine must exit.
+    fn handle(&mut self, msg: &Message) -> bool {
+        self.reap();
+        match msg.command.as_str() {
+            "ping" => {
+                emit("pong");
+                return true;
+            }
+            "stop" => {
+                self.finish_search();
+                return true;
+            }
+            "ponder-hit" => {
+                if let Some(s) = &mut self.search {
+                    if s.pondering {
+                        s.control.ponder_hit();
+                        s.pondering = false;
+                    }
+                }
+                return true;
+            }
+            "quit" => {
+                self.finish_search();
+                return false;
+            }
+            _ => {}
+        }
+        // Any other command ends a running search first.
+        self.finish_search();
+        let outcome = match msg.command.as_str() {
+            "hub" => {
+                self.hub();
+                Ok(())
+            }
+            "init" => {
+                self.engine();
+                emit("ready");
+                Ok(())
+            }
+            "set-param" => self.set_param(msg),
+            "new-game" => {
+                self.engine().clear();
+                self.game = Game::default();
+                self.levels.clear();
+                Ok(())
+            }
+            "pos" => self.pos(msg),
+            "level" => {
+                self.levels.extend(msg.args.iter().cloned());
+                Ok(())
+            }
+            "go" => self.go(msg),
+            // Unknown commands are ignored, as the protocol asks.
+            _ => Ok(()),
+        };
+        if let Err(e) = outcome {
+            error(&e);
+        }
+        true
+    }
+}
+
+/// Runs the Hub protocol on stdin and stdout until `quit` or end of input.
+pub fn run() {
+    let (tx, rx) = mpsc::channel();
+    spawn_reader(tx);
+    let mut hub = Hub::new();
+    loop {
+        let input = match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(i) => i,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                hub.reap();
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Input::Eof,
+        };
+        match input {
+            Input::Eof => {
+                hub.finish_search();
+                return;
+            }
+            Input::TooLong => error("line too long, ignored"),
+            Input::Line(line) => match Message::parse(&line) {
+                Ok(None) => {}
+                Ok(Some(msg)) => {
+                    if !hub.handle(&msg) {
+                        return;
+                    }
+                }
+                Err(e) => error(&e),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Message {
+        Message::parse(s).unwrap().unwrap()
+    }
+
+    #[test]
+    fn parses_names_values_and_quotes() {
+        let m = parse("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23\"");
+        assert_eq!(m.command, "pos");
+        assert_eq!(m.get("moves"), Some("32-28 19-23"));
+        let m = parse("level time=60 inc=0.5");
+        assert_eq!(m.get("time"), Some("60"));
+        let m = parse("go think");
+        assert_eq!(m.args, vec![("think".to_string(), String::new())]);
+        assert_eq!(Message::parse("   ").unwrap(), None);
+        assert!(Message::parse("pos moves=\"32-28").is_err());
+        let m = parse("set-param name=threads value=\"\"");
+        assert_eq!(m.get("value"), Some(""));
+    }
+
+    #[test]
+    fn tt_size_matches_hash() {
+        assert_eq!(tt_size_of(64), 22);
+        assert_eq!(tt_size_of(1), 16);
+    }
+}
