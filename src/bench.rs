@@ -48,7 +48,7 @@ pub fn run(depth: u32, threads: usize, hash_mb: usize, mut line: impl FnMut(&str
             continue;
         };
         engine.clear();
-        let r = engine.search(&game, &limits, &mut |_| {});
+        let r = engine.search_quietly(&game, &limits);
         nodes += r.nodes;
         let best = r.best.map_or("none".to_string(), |m| m.to_string());
         line(&format!(

@@ -4,7 +4,6 @@
 //! It owns the transposition table and the Lazy SMP thread pool. The
 //! facade is protocol-neutral: it never prints.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::eval::{evaluate, Score};
@@ -41,12 +40,11 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
-/// The engine: transposition table, threads and search control.
+/// The engine: transposition table and threads.
 #[derive(Debug)]
 pub struct Engine {
     tt: TranspositionTable,
     threads: ThreadPool,
-    control: Arc<SearchControl>,
 }
 
 impl Default for Engine {
@@ -61,7 +59,6 @@ impl Engine {
         Engine {
             tt: TranspositionTable::new(hash_mb.clamp(1, MAX_HASH_MB)),
             threads: ThreadPool::new(threads.clamp(1, MAX_THREADS)),
-            control: Arc::new(SearchControl::default()),
         }
     }
 
@@ -96,27 +93,33 @@ impl Engine {
         self.tt.clear();
     }
 
-    /// The handle other threads use to stop a search or signal a ponder hit.
-    pub fn control(&self) -> Arc<SearchControl> {
-        Arc::clone(&self.control)
-    }
-
     /// Searches the game's current position within `limits`, calling
     /// `on_info` with progress from the calling thread. Blocks until the
-    /// search ends; a stop or ponder hit may arrive through [`Engine::control`]
-    /// at any time (also before the search starts). Both are cleared when it
-    /// returns.
-    pub fn search(&mut self, game: &Game, limits: &Limits, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
+    /// search ends. `control` is how other threads stop it or signal a ponder
+    /// hit, at any time, also before it starts; give every search a fresh one
+    /// ([`SearchControl::default`]) so that a late request cannot reach the
+    /// next search.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        control: &SearchControl,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
         let start = Instant::now();
-        let result = self.search_inner(game, limits, on_info, start);
-        self.control.reset();
-        result
+        self.search_inner(game, limits, control, on_info, start)
+    }
+
+    /// [`Engine::search`] with nobody to stop it but its limits.
+    pub fn search_quietly(&mut self, game: &Game, limits: &Limits) -> SearchResult {
+        self.search(game, limits, &SearchControl::default(), &mut |_| {})
     }
 
     fn search_inner(
         &mut self,
         game: &Game,
         limits: &Limits,
+        control: &SearchControl,
         on_info: &mut dyn FnMut(&Info),
         start: Instant,
     ) -> SearchResult {
@@ -144,14 +147,13 @@ impl Engine {
         self.tt.new_search();
         let shared = Shared {
             tt: &self.tt,
-            control: &self.control,
+            control,
             nodes: Default::default(),
             node_limit: limits.nodes,
         };
         let history: Vec<u64> = game.positions().iter().map(|p| p.key()).collect();
         let state = game.state();
         let timer = Timer { start, budget, pondering: limits.ponder };
-        let control = &*self.control;
         let root: RootResult = self.threads.run(
             control,
             |id| {

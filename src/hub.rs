@@ -368,14 +368,15 @@ impl Hub {
         let game = self.game.clone();
         self.engine();
         let mut engine = self.engine.take().unwrap_or_default();
-        let control = engine.control();
+        let control = Arc::new(SearchControl::default());
+        let search_control = Arc::clone(&control);
         let pondering = limits.ponder;
         let spawned = std::thread::Builder::new()
             .name("dammer-search".into())
             .stack_size(64 << 20)
             .spawn(move || {
                 let mut on_info = |info: &Info| emit(&info_line(info));
-                let result = engine.search(&game, &limits, &mut on_info);
+                let result = engine.search(&game, &limits, &search_control, &mut on_info);
                 emit(&done_line(&result));
                 engine
             })

@@ -246,7 +246,7 @@ fn run_analyse(
             dammer::notation::line_to_pdn(&start, &info.pv)
         );
     };
-    let result = engine.search(&game, &limits, &mut on_info);
+    let result = engine.search(&game, &limits, &dammer::search::SearchControl::default(), &mut on_info);
     match result.best {
         Some(m) => {
             let secs = result.time.as_secs_f64();

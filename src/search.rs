@@ -67,11 +67,6 @@ impl SearchControl {
         self.ponder_hit.load(Ordering::Relaxed)
     }
 
-    /// Clears both requests (the engine does this when a search ends).
-    pub fn reset(&self) {
-        self.stop.store(false, Ordering::SeqCst);
-        self.ponder_hit.store(false, Ordering::SeqCst);
-    }
 }
 
 /// State shared by all threads of one search.

@@ -14,7 +14,7 @@ use dammer::eval::evaluate;
 use dammer::game::Game;
 use dammer::movegen::{has_capture, legal_moves, Move};
 use dammer::position::Position;
-use dammer::search::WIN;
+use dammer::search::{SearchControl, WIN};
 use dammer::timeman::{Clock, Limits};
 
 fn depth(d: u32) -> Limits {
@@ -23,7 +23,7 @@ fn depth(d: u32) -> Limits {
 
 fn search(fen: &str, limits: &Limits) -> dammer::engine::SearchResult {
     let game = Game::from_text(fen).unwrap();
-    Engine::new(1, 16).search(&game, limits, &mut |_| {})
+    Engine::new(1, 16).search_quietly(&game, limits)
 }
 
 /// Whether the side to move can force the opponent out of moves within `n` plies.
@@ -176,7 +176,7 @@ fn move_time_is_kept() {
     for ms in [20u64, 100, 300] {
         let limits = Limits { move_time: Some(Duration::from_millis(ms)), ..Limits::default() };
         let start = Instant::now();
-        let r = engine.search(&game, &limits, &mut |_| {});
+        let r = engine.search_quietly(&game, &limits);
         let took = start.elapsed();
         assert!(r.best.is_some());
         // Generous slack: this runs on shared, noisy machines.
@@ -191,7 +191,7 @@ fn no_time_on_the_clock_answers_at_once() {
     for time in [0.0, -5.0, 0.01] {
         let limits = Limits { clock: Some(Clock { time, inc: 0.0, moves_to_go: None }), ..Limits::default() };
         let start = Instant::now();
-        let r = engine.search(&game, &limits, &mut |_| {});
+        let r = engine.search_quietly(&game, &limits);
         assert!(legal_moves(game.position()).iter().any(|m| Some(*m) == r.best));
         assert!(start.elapsed() < Duration::from_millis(200));
     }
@@ -200,22 +200,29 @@ fn no_time_on_the_clock_answers_at_once() {
 #[test]
 fn stop_from_another_thread() {
     let mut engine = Engine::new(2, 16);
-    let control = engine.control();
+    let control = Arc::new(SearchControl::default());
     let game = Game::default();
     let limits = Limits { infinite: true, analysis: true, ..Limits::default() };
+    let remote = Arc::clone(&control);
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(200));
         let at = Instant::now();
-        control.stop();
+        remote.stop();
         at
     });
-    let r = engine.search(&game, &limits, &mut |_| {});
+    let r = engine.search(&game, &limits, &control, &mut |_| {});
     let returned = Instant::now();
     let stopped_at = stopper.join().unwrap();
     assert!(returned.duration_since(stopped_at) < Duration::from_millis(200));
     assert!(legal_moves(game.position()).iter().any(|m| Some(*m) == r.best));
-    // The control is reset: the next search runs normally.
-    let r = engine.search(&game, &depth(3), &mut |_| {});
+    // A stop that arrives before the search starts is not lost either.
+    let early = SearchControl::default();
+    early.stop();
+    let start = Instant::now();
+    let r = engine.search(&game, &limits, &early, &mut |_| {});
+    assert!(r.best.is_some() && start.elapsed() < Duration::from_millis(500));
+    // A fresh control searches normally.
+    let r = engine.search_quietly(&game, &depth(3));
     assert_eq!(r.depth, 3);
 }
 
@@ -242,7 +249,7 @@ fn several_threads_share_the_table() {
         if legal_moves(g.position()).is_empty() {
             continue;
         }
-        let r = engine.search(&g, &depth(9), &mut |_| {});
+        let r = engine.search_quietly(&g, &depth(9));
         let best = r.best.unwrap();
         assert!(legal_moves(g.position()).iter().any(|m| *m == best));
         // The PV must be a legal line.
@@ -299,7 +306,7 @@ fn draw_rules_inside_the_search() {
             .unwrap();
         g.play(m).unwrap();
     }
-    let r = Engine::new(1, 16).search(&g, &depth(10), &mut |_| {});
+    let r = Engine::new(1, 16).search_quietly(&g, &depth(10));
     assert!(r.score == 0 || r.score >= dammer::search::WIN_BAND, "score {}", r.score);
     assert!(evaluate(g.position()).abs() < 400);
 }
@@ -319,12 +326,12 @@ fn shuffled(fen: &str) -> Game {
 fn repetition_counts_as_a_draw_in_the_search() {
     // Black two men down takes the draw by repetition.
     let g = shuffled("W:WK46,35,45,36:BK3,16");
-    let r = Engine::new(1, 16).search(&g, &depth(8), &mut |_| {});
+    let r = Engine::new(1, 16).search_quietly(&g, &depth(8));
     assert_eq!(r.best.map(|m| m.to_string()).as_deref(), Some("9-3"));
     assert_eq!(r.score, 0);
     // Black two men up avoids it.
     let g = shuffled("W:WK46,35:BK3,16,6,25");
-    let r = Engine::new(1, 16).search(&g, &depth(8), &mut |_| {});
+    let r = Engine::new(1, 16).search_quietly(&g, &depth(8));
     assert_ne!(r.best.map(|m| m.to_string()).as_deref(), Some("9-3"));
     assert!(r.score > 100, "score {}", r.score);
 }
@@ -335,7 +342,7 @@ fn best_move_is_legal_everywhere() {
     let mut engine = Engine::new(1, 4);
     for i in 0..40 {
         let g = random_game(&mut rng, i * 3);
-        let r = engine.search(&g, &depth(4), &mut |_| {});
+        let r = engine.search_quietly(&g, &depth(4));
         let legal = legal_moves(g.position());
         match r.best {
             None => assert!(legal.is_empty()),
