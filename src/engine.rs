@@ -145,12 +145,7 @@ impl Engine {
         let budget = budget(limits, men);
         let max_depth = if budget.instant { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
         self.tt.new_search();
-        let shared = Shared {
-            tt: &self.tt,
-            control,
-            nodes: Default::default(),
-            node_limit: limits.nodes,
-        };
+        let shared = Shared { tt: &self.tt, control, nodes: Default::default(), node_limit: limits.nodes };
         let history: Vec<u64> = game.positions().iter().map(|p| p.key()).collect();
         let state = game.state();
         let timer = Timer { start, budget, pondering: limits.ponder };

@@ -296,7 +296,8 @@ impl Hub {
                 self.params.hash_mb = (1usize << (n - 16)).min(MAX_HASH_MB);
             }
             "ponder" => {
-                self.params.ponder = parse_bool(value).ok_or(format!("ponder must be true or false, not {value:?}"))?
+                self.params.ponder =
+                    parse_bool(value).ok_or(format!("ponder must be true or false, not {value:?}"))?
             }
             // Unknown parameters are ignored, as the protocol asks.
             _ => {}
@@ -319,11 +320,10 @@ impl Hub {
         Ok(())
     }
 
-    fn limits(&self, mode: &str) -> Result<Limits, String> {
-        let mut l = Limits::default();
-        let mut clock: Option<Clock> = None;
-        for (name, value) in &self.levels {
-            match name.as_str() {
+    /// Applies one `level` field to `l` and `clock`.
+    fn apply_level(l: &mut Limits, clock: &mut Option<Clock>, name: &str, value: &str) -> Result<(), String> {
+        {
+            match name {
                 "depth" => l.depth = Some(parse_int(name, value, 1, u64::from(MAX_DEPTH))? as u32),
                 "nodes" => l.nodes = Some(parse_int(name, value, 1, u64::MAX)?),
                 "move-time" => {
@@ -344,8 +344,29 @@ impl Hub {
                         (n > 0).then_some(n);
                 }
                 "infinite" => l.infinite = true,
+                // Unknown fields (lidraughts' handicap, ply) are ignored.
                 _ => {}
             }
+        }
+        Ok(())
+    }
+
+    /// Checks the fields of a `level` line before they are kept.
+    fn level(&mut self, msg: &Message) -> Result<(), String> {
+        let mut scratch = Limits::default();
+        let mut clock = None;
+        for (name, value) in &msg.args {
+            Self::apply_level(&mut scratch, &mut clock, name, value)?;
+        }
+        self.levels.extend(msg.args.iter().cloned());
+        Ok(())
+    }
+
+    fn limits(&self, mode: &str) -> Result<Limits, String> {
+        let mut l = Limits::default();
+        let mut clock: Option<Clock> = None;
+        for (name, value) in &self.levels {
+            Self::apply_level(&mut l, &mut clock, name, value)?;
         }
         if let Some(c) = clock {
             if self.levels.iter().any(|(n, _)| n == "time") {
@@ -450,10 +471,7 @@ impl Hub {
                 Ok(())
             }
             "pos" => self.pos(msg),
-            "level" => {
-                self.levels.extend(msg.args.iter().cloned());
-                Ok(())
-            }
+            "level" => self.level(msg),
             "go" => self.go(msg),
             // Unknown commands are ignored, as the protocol asks.
             _ => Ok(()),

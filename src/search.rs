@@ -66,7 +66,6 @@ impl SearchControl {
     pub fn is_ponder_hit(&self) -> bool {
         self.ponder_hit.load(Ordering::Relaxed)
     }
-
 }
 
 /// State shared by all threads of one search.
