@@ -103,28 +103,29 @@ class Engine:
 
 
 def play_game(engines, fen, movetime, max_plies):
-    """engines[0] plays White. Returns (result for White: 1, 0.5, 0; reason, plies, max time used)."""
+    """engines[0] plays White. Returns (result for White: 1, 0.5, 0; reason,
+    moves played, max time used)."""
     board = dame.Board(fen)
     start_hub = fen_to_hub(board.fen())
     moves = []
     slowest = 0.0
     while not board.is_game_over():
         if len(moves) >= max_plies:
-            return 0.5, "adjudicated", len(moves), slowest
+            return 0.5, "adjudicated", moves, slowest
         side = 0 if str(board.turn).endswith("WHITE") else 1
         try:
             text, used = engines[side].play(start_hub, moves, movetime)
             slowest = max(slowest, used)
             move = board.parse_move(text)
         except Exception as e:  # illegal move, time-out or crash loses
-            return (0.0 if side == 0 else 1.0), f"{engines[side].name}: {e}", len(moves), slowest
+            return (0.0 if side == 0 else 1.0), f"{engines[side].name}: {e}", moves, slowest
         moves.append(move.hub())
         board.push(move)
     outcome = board.outcome()
     if outcome.winner is None:
-        return 0.5, str(outcome.termination).split(".")[-1], len(moves), slowest
+        return 0.5, str(outcome.termination).split(".")[-1], moves, slowest
     white_won = str(outcome.winner).endswith("WHITE")
-    return (1.0 if white_won else 0.0), "no moves", len(moves), slowest
+    return (1.0 if white_won else 0.0), "no moves", moves, slowest
 
 
 def elo(score, n, scores):
@@ -150,6 +151,7 @@ def main():
     ap.add_argument("--games", type=int, default=0, help="stop after this many games (0: all)")
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--concurrency", type=int, default=1)
+    ap.add_argument("--pdn", help="append every game to this PDN file")
     args = ap.parse_args()
     openings = [l.strip() for l in open(args.openings) if l.strip() and not l.startswith("#")]
     jobs = [(fen, swap) for fen in openings for swap in (False, True)]
@@ -167,7 +169,8 @@ def main():
             local.engines = (Engine(args.engine1, p1), Engine(args.engine2, p2))
         e1, e2 = local.engines
         white, black = (e2, e1) if swap else (e1, e2)
-        r, why, plies, slowest = play_game((white, black), fen, args.movetime, args.max_plies)
+        r, why, moves, slowest = play_game((white, black), fen, args.movetime, args.max_plies)
+        plies = len(moves)
         if "exited" in why or "within" in why:
             for e in local.engines:
                 e.close()
@@ -179,6 +182,12 @@ def main():
             w = sum(1 for x in results if x == 1)
             d = sum(1 for x in results if x == 0.5)
             l = n - w - d
+            if args.pdn:
+                with open(args.pdn, "a") as f:
+                    result = {1.0: "2-0", 0.5: "1-1", 0.0: "0-2"}[r]
+                    f.write(f'[White "{white.name}"]\n[Black "{black.name}"]\n[Result "{result}"]\n'
+                            f'[GameType "20"]\n[FEN "{fen}"]\n[Termination "{why}"]\n\n'
+                            f'{" ".join(moves)} {result}\n\n')
             print(f"game {n}: {'e2' if swap else 'e1'} white, {score1:.1f} for e1 ({why}, {plies} plies, "
                   f"slowest move {slowest:.3f}s)  total +{w} ={d} -{l}", flush=True)
 
