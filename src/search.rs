@@ -667,6 +667,36 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Searches the crowning moves of a quiet position at the horizon.
+    fn quiesce_crowning(&mut self, pos: &Position, mut alpha: Score, beta: Score, ply: usize) -> Score {
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        generate(pos, &mut list);
+        let mut best = -INFINITY;
+        for i in 0..list.len() {
+            let m = list.as_slice()[i];
+            if !is_promotion(pos, &m) {
+                continue;
+            }
+            let child = pos.make(&m);
+            self.count_node();
+            if self.stopped {
+                break;
+            }
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, false);
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        best
+    }
+
     /// Resolves captures at the horizon. A pending capture is always played
     /// out (captures are forced, so there is no standing pat); in a quiet
     /// position the static evaluation stands, except at the first quiescence
@@ -684,7 +714,13 @@ impl<'a> Searcher<'a> {
             if !has_any_quiet_move(pos) {
                 return -(WIN - ply as Score);
             }
-            return evaluate(pos);
+            let stand = evaluate(pos);
+            if stand >= beta || !can_crown(pos) {
+                return stand;
+            }
+            // A man about to be crowned is worth a king: try crowning moves
+            // beyond the horizon, as captures are.
+            return self.quiesce_crowning(pos, stand.max(alpha), beta, ply).max(stand);
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
         generate(pos, &mut list);
@@ -725,6 +761,18 @@ const PROBCUT_MIN_DEPTH: i32 = 5;
 const PROBCUT_REDUCTION: i32 = 4;
 /// ...against beta plus this margin (hundredths of a man).
 const PROBCUT_MARGIN: Score = 40;
+
+/// Whether the side to move has a man that can step onto its crowning row.
+fn can_crown(pos: &Position) -> bool {
+    use crate::bitboard::{shift, Dir};
+    let us = pos.side();
+    let men = pos.men(us);
+    let steps = match us {
+        crate::position::Color::White => shift(men, Dir::NorthWest) | shift(men, Dir::NorthEast),
+        crate::position::Color::Black => shift(men, Dir::SouthWest) | shift(men, Dir::SouthEast),
+    };
+    steps & pos.empty() & us.promotion_row() != 0
+}
 
 const TT_MOVE_SCORE: i32 = 1 << 30;
 const KILLER_SCORE: i32 = 1 << 28;

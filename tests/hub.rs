@@ -383,3 +383,87 @@ fn a_position_without_moves_still_answers() {
     assert_eq!(lines.last().unwrap(), "done");
     hub.close();
 }
+
+/// lidraughts' analysis worker (draughtsnet): new-game, the game's moves,
+/// set-param between pos and go, two levels combined, go think; then a
+/// node-limited analysis.
+#[test]
+fn lidraughts_worker_sequence() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send("new-game");
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23 28x19 14x23\"");
+    hub.send("set-param name=threads value=1");
+    hub.send("level depth=21");
+    hub.send("level move-time=1.0");
+    let t = Instant::now();
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert!(t.elapsed() < Duration::from_millis(1_100), "{:?}", t.elapsed());
+    assert!(lines.iter().filter(|l| l.starts_with("info")).all(|l| lidraughts_info_ok(l)));
+    let mut g = Game::default();
+    for m in ["32-28", "19-23", "28x19", "14x23"] {
+        g.play_text(m).unwrap();
+    }
+    g.clone().play_text(&done_move(&lines)).unwrap();
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23 28x19 14x23\"");
+    hub.send("level nodes=20000");
+    hub.send("go analyze");
+    let lines = hub.until("done", Duration::from_secs(5));
+    g.play_text(&done_move(&lines)).unwrap();
+    hub.close();
+}
+
+/// lidraughts' analysis board: threads before each search, tt-size then init
+/// again, infinite analysis ended by stop.
+#[test]
+fn lidraughts_analysis_board_sequence() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    for round in 0..2 {
+        hub.send("set-param name=threads value=2");
+        hub.send("set-param name=tt-size value=20");
+        hub.send("init");
+        hub.until("ready", Duration::from_secs(5));
+        hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww");
+        hub.send("level infinite");
+        hub.send("go analyze");
+        std::thread::sleep(Duration::from_millis(150 + 100 * round));
+        hub.send("stop");
+        let lines = hub.until("done", Duration::from_secs(2));
+        Game::default().play_text(&done_move(&lines)).unwrap();
+    }
+    hub.close();
+}
+
+/// lidraughts-bot: an unknown parameter, a clock with increment, pondering.
+#[test]
+fn lidraughts_bot_sequence() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("hub");
+    hub.until("wait", Duration::from_secs(5));
+    hub.send("set-param name=initial-time value=300");
+    hub.send("set-param name=ponder value=true");
+    hub.send("init");
+    hub.until("ready", Duration::from_secs(5));
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww");
+    hub.send("level time=3 inc=0.2");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let done = lines.last().unwrap().clone();
+    let mv = done_move(&lines);
+    let mut g = Game::default();
+    g.play_text(&mv).unwrap();
+    // Ponder on the expected reply, then the opponent plays it.
+    if let Some(p) = done.split(' ').nth(2).and_then(|p| p.strip_prefix("ponder=")) {
+        hub.send(&format!("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"{mv} {p}\""));
+        hub.send("level time=3 inc=0.2");
+        hub.send("go ponder");
+        std::thread::sleep(Duration::from_millis(100));
+        hub.send("ponder-hit");
+        let lines = hub.until("done", Duration::from_secs(5));
+        g.play_text(p).unwrap();
+        g.play_text(&done_move(&lines)).unwrap();
+    }
+    hub.close();
+}
