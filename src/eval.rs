@@ -8,7 +8,7 @@
 //!
 //! Scores are integers in hundredths of a man, from the side to move's view.
 
-use crate::bitboard::{slide, square_bb, Bitboard, Bits, DIRS};
+use crate::bitboard::{shift, slide, square_bb, Bitboard, Bits, Dir, DIRS};
 use crate::position::{Color, Position};
 
 /// A score in hundredths of a man.
@@ -40,6 +40,10 @@ pub struct Weights {
     pub king_mobility: Score,
     /// For having the move, a small tempo bonus.
     pub tempo: Score,
+    /// Per forward step a man can make to an empty square (middlegame).
+    pub men_mobility_mg: Score,
+    /// The same in the endgame.
+    pub men_mobility_eg: Score,
 }
 
 /// The weights Dammer plays with.
@@ -55,6 +59,8 @@ pub const WEIGHTS: Weights = Weights {
     outpost_mg: 8,
     king_mobility: 2,
     tempo: 2,
+    men_mobility_mg: 3,
+    men_mobility_eg: 1,
 };
 
 /// Largest score an evaluation may return; won and lost scores lie beyond it.
@@ -111,86 +117,162 @@ const RIGHT: Bitboard = crate::bitboard::BOARD & !LEFT;
 /// Outposts with the two squares behind them, for White; Black's mirror them.
 const OUTPOSTS_WHITE: [(u8, [u8; 2]); 2] = [(24, [29, 30]), (22, [27, 28])];
 
-/// Terms of one side, split into middlegame and endgame parts.
-#[derive(Default)]
-struct Parts {
-    mg: Score,
-    eg: Score,
+/// A middlegame and an endgame value packed in one integer (middlegame in
+/// the high 16 bits), so that both are summed with one addition.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Packed(i32);
+
+impl Packed {
+    const fn new(mg: Score, eg: Score) -> Packed {
+        Packed((mg << 16) + eg)
+    }
+    fn mg(self) -> Score {
+        (self.0 + 0x8000) >> 16
+    }
+    fn eg(self) -> Score {
+        self.0 as i16 as Score
+    }
 }
 
-fn side_terms(pos: &Position, c: Color, w: &Weights, parts: &mut Parts) {
-    let men = pos.men(c);
-    let kings = pos.kings_of(c);
-    let n_men = men.count_ones() as Score;
-    let n_kings = kings.count_ones() as Score;
-    parts.mg += n_men * w.man + n_kings * w.king_mg;
-    parts.eg += n_men * w.man + n_kings * w.king_eg;
-    for r in 1..9 {
-        // Black's row r is White's row 9 - r seen from the other side.
-        let row = match c {
-            Color::White => ROWS_WHITE[r],
-            Color::Black => ROWS_WHITE[9 - r],
-        };
-        let n = (men & row).count_ones() as Score;
-        if n != 0 {
-            parts.mg += n * w.row_mg[r];
-            parts.eg += n * w.row_eg[r];
-        }
+impl std::ops::Add for Packed {
+    type Output = Packed;
+    fn add(self, o: Packed) -> Packed {
+        Packed(self.0 + o.0)
     }
-    parts.mg += (men & CENTRE).count_ones() as Score * w.centre_mg;
-    let guard = match c {
-        Color::White => GUARD_WHITE,
-        Color::Black => GUARD_BLACK,
-    };
-    parts.mg += (men & guard).count_ones() as Score * w.guard_mg;
-    // LEFT seen by Black is RIGHT; the difference's size is the same either way.
-    let wing = (men & LEFT).count_ones() as Score - (men & RIGHT).count_ones() as Score;
-    parts.mg += wing.abs() * w.balance_mg;
-    for (post, behind) in OUTPOSTS_WHITE {
-        let (post, b0, b1) = match c {
-            Color::White => (post, behind[0], behind[1]),
-            Color::Black => (51 - post, 51 - behind[0], 51 - behind[1]),
-        };
-        let need = square_bb(post) | square_bb(b0) | square_bb(b1);
-        if men & need == need {
-            parts.mg += w.outpost_mg;
-        }
+}
+
+impl std::ops::Sub for Packed {
+    type Output = Packed;
+    fn sub(self, o: Packed) -> Packed {
+        Packed(self.0 - o.0)
     }
-    if kings != 0 {
-        let occ = pos.occupied();
-        let mut mobility = 0;
-        for k in Bits(kings) {
-            for d in DIRS {
-                mobility += slide(k as usize, d, occ).0.count_ones() as Score;
+}
+
+impl std::ops::Mul<Score> for Packed {
+    type Output = Packed;
+    fn mul(self, n: Score) -> Packed {
+        Packed(self.0 * n)
+    }
+}
+
+/// The weights turned into per-square tables, so that a man's material,
+/// row, centre and guard terms cost one table look-up.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    man: [[Packed; 64]; 2],
+    king: Packed,
+    balance: Packed,
+    outpost: Packed,
+    king_mobility: Packed,
+    men_mobility: Packed,
+    tempo: Score,
+}
+
+impl Evaluator {
+    /// Tables for `w`.
+    pub fn new(w: &Weights) -> Evaluator {
+        let mut man = [[Packed::default(); 64]; 2];
+        for c in [Color::White, Color::Black] {
+            for s in 1..=50u8 {
+                let b = square_bb(s);
+                let row = match c {
+                    Color::White => (0..10).find(|&r| ROWS_WHITE[r] & b != 0),
+                    Color::Black => (0..10).find(|&r| ROWS_WHITE[9 - r] & b != 0),
+                }
+                .unwrap_or(0);
+                let guard = match c {
+                    Color::White => GUARD_WHITE,
+                    Color::Black => GUARD_BLACK,
+                };
+                let mut mg = w.man + w.row_mg[row];
+                let eg = w.man + w.row_eg[row];
+                if CENTRE & b != 0 {
+                    mg += w.centre_mg;
+                }
+                if guard & b != 0 {
+                    mg += w.guard_mg;
+                }
+                man[c as usize][crate::bitboard::square_to_bit(s) as usize] = Packed::new(mg, eg);
             }
         }
-        parts.mg += mobility * w.king_mobility;
-        parts.eg += mobility * w.king_mobility;
+        Evaluator {
+            man,
+            king: Packed::new(w.king_mg, w.king_eg),
+            balance: Packed::new(w.balance_mg, 0),
+            outpost: Packed::new(w.outpost_mg, 0),
+            king_mobility: Packed::new(w.king_mobility, w.king_mobility),
+            men_mobility: Packed::new(w.men_mobility_mg, w.men_mobility_eg),
+            tempo: w.tempo,
+        }
+    }
+
+    fn side(&self, pos: &Position, c: Color) -> Packed {
+        let men = pos.men(c);
+        let kings = pos.kings_of(c);
+        let table = &self.man[c as usize];
+        let mut acc = Packed::default();
+        for b in Bits(men) {
+            acc = acc + table[b as usize];
+        }
+        acc = acc + self.king * kings.count_ones() as Score;
+        // LEFT seen by Black is RIGHT; the difference's size is the same either way.
+        let wing = (men & LEFT).count_ones() as Score - (men & RIGHT).count_ones() as Score;
+        acc = acc + self.balance * wing.abs();
+        for (post, behind) in OUTPOSTS_WHITE {
+            let (post, b0, b1) = match c {
+                Color::White => (post, behind[0], behind[1]),
+                Color::Black => (51 - post, 51 - behind[0], 51 - behind[1]),
+            };
+            let need = square_bb(post) | square_bb(b0) | square_bb(b1);
+            if men & need == need {
+                acc = acc + self.outpost;
+            }
+        }
+        let empty = pos.empty();
+        let steps = match c {
+            Color::White => {
+                (shift(men, Dir::NorthWest) & empty).count_ones()
+                    + (shift(men, Dir::NorthEast) & empty).count_ones()
+            }
+            Color::Black => {
+                (shift(men, Dir::SouthWest) & empty).count_ones()
+                    + (shift(men, Dir::SouthEast) & empty).count_ones()
+            }
+        };
+        acc = acc + self.men_mobility * steps as Score;
+        if kings != 0 {
+            let occ = pos.occupied();
+            let mut mobility = 0;
+            for k in Bits(kings) {
+                for d in DIRS {
+                    mobility += slide(k as usize, d, occ).0.count_ones() as Score;
+                }
+            }
+            acc = acc + self.king_mobility * mobility;
+        }
+        acc
+    }
+
+    /// Evaluates `pos` from the side to move's point of view.
+    pub fn evaluate(&self, pos: &Position) -> Score {
+        let diff = self.side(pos, Color::White) - self.side(pos, Color::Black);
+        let men = (pos.men(Color::White) | pos.men(Color::Black)).count_ones() as Score;
+        let phase = men.min(40);
+        let mut score = (diff.mg() * phase + diff.eg() * (40 - phase)) / 40;
+        score = scale_drawish(pos, score);
+        let from_side = match pos.side() {
+            Color::White => score,
+            Color::Black => -score,
+        };
+        (from_side + self.tempo).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 }
 
-/// Evaluates `pos` from the side to move's point of view.
-pub fn evaluate(pos: &Position) -> Score {
-    evaluate_with(pos, &WEIGHTS)
-}
+static DEFAULT: std::sync::LazyLock<Evaluator> = std::sync::LazyLock::new(|| Evaluator::new(&WEIGHTS));
 
-/// Evaluates `pos` with the given weights, from the side to move's view.
-pub fn evaluate_with(pos: &Position, w: &Weights) -> Score {
-    let mut white = Parts::default();
-    let mut black = Parts::default();
-    side_terms(pos, Color::White, w, &mut white);
-    side_terms(pos, Color::Black, w, &mut black);
-    let men = (pos.men(Color::White) | pos.men(Color::Black)).count_ones() as Score;
-    let phase = men.min(40);
-    let mg = white.mg - black.mg;
-    let eg = white.eg - black.eg;
-    let mut score = (mg * phase + eg * (40 - phase)) / 40;
-    score = scale_drawish(pos, score);
-    let from_side = match pos.side() {
-        Color::White => score,
-        Color::Black => -score,
-    };
-    (from_side + w.tempo).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+/// Evaluates `pos` with Dammer's weights, from the side to move's view.
+pub fn evaluate(pos: &Position) -> Score {
+    DEFAULT.evaluate(pos)
 }
 
 /// Shrinks scores of material balances that are usually drawn, so that the
@@ -217,6 +299,16 @@ fn scale_drawish(pos: &Position, score: Score) -> Score {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_scores_split_back() {
+        for (mg, eg) in [(0, 0), (5, -3), (-700, 1200), (-1, -1), (6000, -6000)] {
+            let p = Packed::new(mg, eg);
+            assert_eq!((p.mg(), p.eg()), (mg, eg));
+            let q = Packed::new(3, 4) * 7 - p;
+            assert_eq!((q.mg(), q.eg()), (21 - mg, 28 - eg));
+        }
+    }
 
     #[test]
     fn start_is_balanced() {
