@@ -19,11 +19,14 @@ use crate::position::Position;
 use crate::search::{format_score, Info, SearchControl, MAX_DEPTH};
 use crate::timeman::{Clock, Limits};
 
+const NO_CLOCK: Clock = Clock { time: 0.0, inc: 0.0, moves_to_go: None };
+
 /// Longest line read; the rest of a longer one is dropped with an error.
 const MAX_LINE: usize = 1 << 16;
 
 /// Writes one protocol line to stdout and flushes it.
 pub fn emit(line: &str) {
+    log::debug!("> {line}");
     let mut out = io::stdout().lock();
     // A GUI that went away closes stdout; there is nobody left to tell.
     let _ = out.write_all(line.as_bytes());
@@ -321,32 +324,23 @@ impl Hub {
     }
 
     /// Applies one `level` field to `l` and `clock`.
-    fn apply_level(l: &mut Limits, clock: &mut Option<Clock>, name: &str, value: &str) -> Result<(), String> {
-        {
-            match name {
-                "depth" => l.depth = Some(parse_int(name, value, 1, u64::from(MAX_DEPTH))? as u32),
-                "nodes" => l.nodes = Some(parse_int(name, value, 1, u64::MAX)?),
-                "move-time" => {
-                    let s = parse_seconds(name, value)?;
-                    l.move_time = Some(Duration::from_secs_f64(s.clamp(0.0, 1e9)));
-                }
-                "time" => {
-                    let s = parse_seconds(name, value)?;
-                    clock.get_or_insert(Clock { time: 0.0, inc: 0.0, moves_to_go: None }).time = s;
-                }
-                "inc" => {
-                    let s = parse_seconds(name, value)?;
-                    clock.get_or_insert(Clock { time: 0.0, inc: 0.0, moves_to_go: None }).inc = s.max(0.0);
-                }
-                "moves" => {
-                    let n = parse_int(name, value, 0, 10_000)? as u32;
-                    clock.get_or_insert(Clock { time: 0.0, inc: 0.0, moves_to_go: None }).moves_to_go =
-                        (n > 0).then_some(n);
-                }
-                "infinite" => l.infinite = true,
-                // Unknown fields (lidraughts' handicap, ply) are ignored.
-                _ => {}
+    fn apply_level(l: &mut Limits, clock: &mut Clock, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "depth" => l.depth = Some(parse_int(name, value, 1, u64::from(MAX_DEPTH))? as u32),
+            "nodes" => l.nodes = Some(parse_int(name, value, 1, u64::MAX)?),
+            "move-time" => {
+                let s = parse_seconds(name, value)?;
+                l.move_time = Some(Duration::from_secs_f64(s.clamp(0.0, 1e9)));
             }
+            "time" => clock.time = parse_seconds(name, value)?,
+            "inc" => clock.inc = parse_seconds(name, value)?.max(0.0),
+            "moves" => {
+                let n = parse_int(name, value, 0, 10_000)? as u32;
+                clock.moves_to_go = (n > 0).then_some(n);
+            }
+            "infinite" => l.infinite = true,
+            // Unknown fields (lidraughts' handicap, ply) are ignored.
+            _ => {}
         }
         Ok(())
     }
@@ -354,7 +348,7 @@ impl Hub {
     /// Checks the fields of a `level` line before they are kept.
     fn level(&mut self, msg: &Message) -> Result<(), String> {
         let mut scratch = Limits::default();
-        let mut clock = None;
+        let mut clock = NO_CLOCK;
         for (name, value) in &msg.args {
             Self::apply_level(&mut scratch, &mut clock, name, value)?;
         }
@@ -364,14 +358,13 @@ impl Hub {
 
     fn limits(&self, mode: &str) -> Result<Limits, String> {
         let mut l = Limits::default();
-        let mut clock: Option<Clock> = None;
+        let mut clock = NO_CLOCK;
         for (name, value) in &self.levels {
             Self::apply_level(&mut l, &mut clock, name, value)?;
         }
-        if let Some(c) = clock {
-            if self.levels.iter().any(|(n, _)| n == "time") {
-                l.clock = Some(c);
-            }
+        // Only a `time` field makes a clock; `inc` or `moves` alone do not.
+        if self.levels.iter().any(|(n, _)| n == "time") {
+            l.clock = Some(clock);
         }
         match mode {
             "think" => {}
@@ -503,15 +496,18 @@ pub fn run() {
                 return;
             }
             Input::TooLong => error("line too long, ignored"),
-            Input::Line(line) => match Message::parse(&line) {
-                Ok(None) => {}
-                Ok(Some(msg)) => {
-                    if !hub.handle(&msg) {
-                        return;
+            Input::Line(line) => {
+                log::debug!("< {}", line.trim_end());
+                match Message::parse(&line) {
+                    Ok(None) => {}
+                    Ok(Some(msg)) => {
+                        if !hub.handle(&msg) {
+                            return;
+                        }
                     }
+                    Err(e) => error(&e),
                 }
-                Err(e) => error(&e),
-            },
+            }
         }
     }
 }

@@ -25,7 +25,11 @@ struct Cli {
 enum Command {
     /// Speak the Hub protocol on standard input and output (for GUIs and
     /// tournament managers).
-    Hub,
+    Hub {
+        /// Write a log of the protocol (and anything RUST_LOG asks for) to this file.
+        #[arg(long)]
+        log_file: Option<std::path::PathBuf>,
+    },
     /// Search a position and print each iteration, then the best move.
     Analyse {
         /// Position as FEN or Hub string (default: the initial position).
@@ -279,11 +283,40 @@ fn run_bench(depth: u32, threads: usize, hash: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Logging goes to stderr only when RUST_LOG asks for it (Hub clients read
+/// stderr as protocol), or to a file when one is given.
+fn init_logging(log_file: Option<&std::path::Path>) -> Result<(), String> {
+    let mut builder =
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(if log_file.is_some() {
+            "debug"
+        } else {
+            "off"
+        }));
+    if let Some(path) = log_file {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("cannot open log file {}: {e}", path.display()))?;
+        builder.target(env_logger::Target::Pipe(Box::new(file)));
+    }
+    builder.init();
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off")).init();
     let cli = Cli::parse();
-    let outcome = match cli.command.unwrap_or(Command::Hub) {
-        Command::Hub => {
+    let command = cli.command.unwrap_or(Command::Hub { log_file: None });
+    let log_file = match &command {
+        Command::Hub { log_file } => log_file.clone(),
+        _ => None,
+    };
+    if let Err(msg) = init_logging(log_file.as_deref()) {
+        eprintln!("dammer: {msg}");
+        return ExitCode::from(2);
+    }
+    let outcome = match command {
+        Command::Hub { .. } => {
             dammer::hub::run();
             Ok(())
         }
