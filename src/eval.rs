@@ -8,7 +8,8 @@
 //!
 //! Scores are integers in hundredths of a man, from the side to move's view.
 
-use crate::bitboard::{shift, slide, square_bb, Bitboard, Bits, Dir, DIRS};
+use crate::bitboard::{slide, square_bb, Bitboard, Bits, DIRS};
+use crate::movegen::forward_steps;
 use crate::position::{Color, Position};
 
 /// A score in hundredths of a man.
@@ -229,16 +230,8 @@ impl Evaluator {
             }
         }
         let empty = pos.empty();
-        let steps = match c {
-            Color::White => {
-                (shift(men, Dir::NorthWest) & empty).count_ones()
-                    + (shift(men, Dir::NorthEast) & empty).count_ones()
-            }
-            Color::Black => {
-                (shift(men, Dir::SouthWest) & empty).count_ones()
-                    + (shift(men, Dir::SouthEast) & empty).count_ones()
-            }
-        };
+        let [a, b] = forward_steps(men, c);
+        let steps = (a & empty).count_ones() + (b & empty).count_ones();
         acc = acc + self.men_mobility * steps as Score;
         if kings != 0 {
             let occ = pos.occupied();

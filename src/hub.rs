@@ -226,16 +226,14 @@ fn pv_text(pv: &[Move]) -> String {
 }
 
 fn info_line(info: &Info) -> String {
-    let secs = info.time.as_secs_f64();
-    let nps = if secs > 0.0 { info.nodes as f64 / secs / 1e6 } else { 0.0 };
     format!(
         "info depth={} mean-depth={:.1} score={} nodes={} time={:.3} nps={:.1} pv=\"{}\"",
         info.depth,
         info.mean_depth,
         format_score(info.score),
         info.nodes,
-        secs,
-        nps,
+        info.time.as_secs_f64(),
+        info.nps() / 1e6,
         pv_text(&info.pv)
     )
 }

@@ -237,16 +237,14 @@ fn run_analyse(
     println!("{}", start);
     println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
     let mut on_info = |info: &dammer::search::Info| {
-        let secs = info.time.as_secs_f64();
-        let knps = if secs > 0.0 { info.nodes as f64 / secs / 1e3 } else { 0.0 };
         println!(
             "{:>5} {:>6.1} {:>14} {:>12} {:>9.0} {:>8.3}  {}",
             info.depth,
             info.mean_depth,
             format_score(info.score),
             info.nodes,
-            knps,
-            secs,
+            info.nps() / 1e3,
+            info.time.as_secs_f64(),
             dammer::notation::line_to_pdn(&start, &info.pv)
         );
     };

@@ -372,11 +372,7 @@ pub fn generate_quiet(pos: &Position, list: &mut MoveList) {
     let own = pos.pieces(us);
     let empty = pos.empty();
     let men = own & !pos.kings();
-    let forward = match us {
-        Color::White => [Dir::NorthWest, Dir::NorthEast],
-        Color::Black => [Dir::SouthWest, Dir::SouthEast],
-    };
-    for d in forward {
+    for d in forward_dirs(us) {
         let delta = DELTA[d as usize];
         for to in Bits(shift(men, d) & empty) {
             list.push(Move { from: (to as i32 - delta) as u8, to: to as u8, captured: 0 });
@@ -392,6 +388,23 @@ pub fn generate_quiet(pos: &Position, list: &mut MoveList) {
     }
 }
 
+/// The two forward directions of a colour's men.
+#[inline(always)]
+pub const fn forward_dirs(c: Color) -> [Dir; 2] {
+    match c {
+        Color::White => [Dir::NorthWest, Dir::NorthEast],
+        Color::Black => [Dir::SouthWest, Dir::SouthEast],
+    }
+}
+
+/// The squares the men in `men` of colour `c` would step onto, one set per
+/// forward direction (not yet masked with the empty squares).
+#[inline(always)]
+pub fn forward_steps(men: Bitboard, c: Color) -> [Bitboard; 2] {
+    let [a, b] = forward_dirs(c);
+    [shift(men, a), shift(men, b)]
+}
+
 /// Number of legal moves of `pos`, without building the quiet-move list.
 #[inline]
 pub fn count_moves(pos: &Position, scratch: &mut MoveList) -> u64 {
@@ -403,16 +416,8 @@ pub fn count_moves(pos: &Position, scratch: &mut MoveList) -> u64 {
     let own = pos.pieces(us);
     let empty = pos.empty();
     let men = own & !pos.kings();
-    let mut n = match us {
-        Color::White => {
-            (shift(men, Dir::NorthWest) & empty).count_ones()
-                + (shift(men, Dir::NorthEast) & empty).count_ones()
-        }
-        Color::Black => {
-            (shift(men, Dir::SouthWest) & empty).count_ones()
-                + (shift(men, Dir::SouthEast) & empty).count_ones()
-        }
-    } as u64;
+    let [a, b] = forward_steps(men, us);
+    let mut n = u64::from((a & empty).count_ones() + (b & empty).count_ones());
     let kings = own & pos.kings();
     if kings != 0 {
         let occ = pos.occupied();

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::eval::{evaluate, Score};
 use crate::game::{draw_by_rule, PlyState};
-use crate::movegen::{generate, has_capture, Move, MoveList};
+use crate::movegen::{forward_steps, generate, has_capture, Move, MoveList};
 use crate::position::Position;
 use crate::timeman::Budget;
 use crate::tt::{score_from_tt, score_to_tt, Bound, Entry, TranspositionTable};
@@ -96,6 +96,18 @@ pub struct Info {
     pub time: Duration,
     /// The principal variation.
     pub pv: Vec<Move>,
+}
+
+impl Info {
+    /// Nodes per second so far.
+    pub fn nps(&self) -> f64 {
+        let secs = self.time.as_secs_f64();
+        if secs > 0.0 {
+            self.nodes as f64 / secs
+        } else {
+            0.0
+        }
+    }
 }
 
 /// What the main thread's iterative deepening found.
@@ -667,61 +679,17 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Searches the crowning moves of a quiet position at the horizon.
-    fn quiesce_crowning(&mut self, pos: &Position, mut alpha: Score, beta: Score, ply: usize) -> Score {
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        generate(pos, &mut list);
-        let mut best = -INFINITY;
-        for i in 0..list.len() {
-            let m = list.as_slice()[i];
-            if !is_promotion(pos, &m) {
-                continue;
-            }
-            let child = pos.make(&m);
-            self.count_node();
-            if self.stopped {
-                break;
-            }
-            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, false);
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-        self.lists[ply] = list;
-        best
-    }
-
-    /// Resolves captures at the horizon. A pending capture is always played
-    /// out (captures are forced, so there is no standing pat); in a quiet
-    /// position the static evaluation stands, except at the first quiescence
-    /// ply when the opponent threatens a capture: then one more full ply is
-    /// searched.
-    fn quiesce(&mut self, pos: &Position, mut alpha: Score, beta: Score, ply: usize, first: bool) -> Score {
-        if ply >= MAX_PLY - 2 {
-            return evaluate(pos);
-        }
-        let capture = has_capture(pos);
-        let threat = !capture && first && has_capture(&pos.with_side_flipped());
-        if !capture && !threat {
-            self.leaf_plies += ply as u64;
-            self.leaves += 1;
-            if !has_any_quiet_move(pos) {
-                return -(WIN - ply as Score);
-            }
-            let stand = evaluate(pos);
-            if stand >= beta || !can_crown(pos) {
-                return stand;
-            }
-            // A man about to be crowned is worth a king: try crowning moves
-            // beyond the horizon, as captures are.
-            return self.quiesce_crowning(pos, stand.max(alpha), beta, ply).max(stand);
-        }
+    /// Searches the moves of `pos` at the horizon (only the crowning ones
+    /// when `crowning_only`); returns the best score, or -INFINITY when no
+    /// move qualified. A position without any move has lost.
+    fn quiesce_moves(
+        &mut self,
+        pos: &Position,
+        mut alpha: Score,
+        beta: Score,
+        ply: usize,
+        crowning_only: bool,
+    ) -> Score {
         let mut list = std::mem::take(&mut self.lists[ply]);
         generate(pos, &mut list);
         if list.is_empty() {
@@ -731,6 +699,9 @@ impl<'a> Searcher<'a> {
         let mut best = -INFINITY;
         for i in 0..list.len() {
             let m = list.as_slice()[i];
+            if crowning_only && !is_promotion(pos, &m) {
+                continue;
+            }
             let child = pos.make(&m);
             self.count_node();
             if self.stopped {
@@ -753,6 +724,34 @@ impl<'a> Searcher<'a> {
         }
         best
     }
+
+    /// Resolves captures at the horizon. A pending capture is always played
+    /// out (captures are forced, so there is no standing pat); in a quiet
+    /// position the static evaluation stands, except at the first quiescence
+    /// ply when the opponent threatens a capture: then one more full ply is
+    /// searched.
+    fn quiesce(&mut self, pos: &Position, alpha: Score, beta: Score, ply: usize, first: bool) -> Score {
+        if ply >= MAX_PLY - 2 {
+            return evaluate(pos);
+        }
+        let capture = has_capture(pos);
+        let threat = !capture && first && has_capture(&pos.with_side_flipped());
+        if !capture && !threat {
+            self.leaf_plies += ply as u64;
+            self.leaves += 1;
+            if !has_any_quiet_move(pos) {
+                return -(WIN - ply as Score);
+            }
+            let stand = evaluate(pos);
+            if stand >= beta || !can_crown(pos) {
+                return stand;
+            }
+            // A man about to be crowned is worth a king: try crowning moves
+            // beyond the horizon, as captures are.
+            return self.quiesce_moves(pos, stand.max(alpha), beta, ply, true).max(stand);
+        }
+        self.quiesce_moves(pos, alpha, beta, ply, false)
+    }
 }
 
 /// ProbCut: nodes at least this deep are probed...
@@ -764,14 +763,9 @@ const PROBCUT_MARGIN: Score = 40;
 
 /// Whether the side to move has a man that can step onto its crowning row.
 fn can_crown(pos: &Position) -> bool {
-    use crate::bitboard::{shift, Dir};
     let us = pos.side();
-    let men = pos.men(us);
-    let steps = match us {
-        crate::position::Color::White => shift(men, Dir::NorthWest) | shift(men, Dir::NorthEast),
-        crate::position::Color::Black => shift(men, Dir::SouthWest) | shift(men, Dir::SouthEast),
-    };
-    steps & pos.empty() & us.promotion_row() != 0
+    let [a, b] = forward_steps(pos.men(us), us);
+    (a | b) & pos.empty() & us.promotion_row() != 0
 }
 
 const TT_MOVE_SCORE: i32 = 1 << 30;
@@ -788,14 +782,10 @@ fn has_any_move(pos: &Position) -> bool {
 
 /// Whether the side to move has a quiet move (men forward or a king step).
 fn has_any_quiet_move(pos: &Position) -> bool {
-    use crate::bitboard::{shift, Dir, DIRS};
+    use crate::bitboard::{shift, DIRS};
     let us = pos.side();
     let empty = pos.empty();
-    let men = pos.men(us);
     let kings = pos.kings_of(us);
-    let forward = match us {
-        crate::position::Color::White => shift(men, Dir::NorthWest) | shift(men, Dir::NorthEast),
-        crate::position::Color::Black => shift(men, Dir::SouthWest) | shift(men, Dir::SouthEast),
-    };
-    forward & empty != 0 || DIRS.iter().any(|&d| shift(kings, d) & empty != 0)
+    let [a, b] = forward_steps(pos.men(us), us);
+    (a | b) & empty != 0 || DIRS.iter().any(|&d| shift(kings, d) & empty != 0)
 }

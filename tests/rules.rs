@@ -59,8 +59,8 @@ fn single_rule_positions_in_hub_notation() {
 
 #[test]
 fn no_promotion_in_passing() {
-    // 15x4x9 would stop on the last row, but the capture must go on to 13,
-    // and the man stays a man.
+    // Jumping 10 lands on 4, on the last row, but the capture must go on
+    // over 9 to 13, and the man stays a man.
     let pos = Position::from_fen("W:W15:B9,10").unwrap();
     let m = legal_moves(&pos).as_slice()[0];
     let after = pos.make(&m);
