@@ -44,6 +44,8 @@ pub struct SearchResult {
 #[derive(Debug)]
 pub struct Engine {
     tt: TranspositionTable,
+    /// The size asked for, which the table may have had to fall short of.
+    hash_mb: usize,
     threads: ThreadPool,
 }
 
@@ -56,8 +58,10 @@ impl Default for Engine {
 impl Engine {
     /// An engine with `threads` search threads and a `hash_mb` MiB table.
     pub fn new(threads: usize, hash_mb: usize) -> Engine {
+        let hash_mb = hash_mb.clamp(1, MAX_HASH_MB);
         Engine {
-            tt: TranspositionTable::new(hash_mb.clamp(1, MAX_HASH_MB)),
+            tt: TranspositionTable::new(hash_mb),
+            hash_mb,
             threads: ThreadPool::new(threads.clamp(1, MAX_THREADS)),
         }
     }
@@ -83,8 +87,11 @@ impl Engine {
     /// Resizes (and so clears) the transposition table.
     pub fn set_hash_mb(&mut self, mb: usize) {
         let mb = mb.clamp(1, MAX_HASH_MB);
-        if mb != self.tt.size_mb() {
+        if mb != self.hash_mb {
+            // Free the old table first: two large ones may not fit together.
+            self.tt = TranspositionTable::new(1);
             self.tt = TranspositionTable::new(mb);
+            self.hash_mb = mb;
         }
     }
 

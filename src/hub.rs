@@ -262,6 +262,9 @@ impl Hub {
 
     /// The engine, created or reconfigured to the declared parameters.
     fn engine(&mut self) -> &mut Engine {
+        if self.engine.is_none() {
+            self.applied = self.params.clone();
+        }
         let engine = self.engine.get_or_insert_with(|| Engine::new(self.params.threads, self.params.hash_mb));
         if self.applied.threads != self.params.threads {
             engine.set_threads(self.params.threads);

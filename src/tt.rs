@@ -108,16 +108,15 @@ impl BucketMemory {
             .expect("table size fits the address space")
     }
 
-    fn new(len: usize) -> BucketMemory {
+    /// `len` zeroed buckets, or `None` when the memory cannot be had.
+    fn new(len: usize) -> Option<BucketMemory> {
         let len = len.max(1);
         let layout = Self::layout(len);
         // SAFETY: the layout has a non-zero size (at least one bucket). The
         // memory is zeroed below, after the huge-page advice, so that the
         // first touch already faults in huge pages.
         let raw = unsafe { std::alloc::alloc(layout) };
-        let Some(ptr) = std::ptr::NonNull::new(raw as *mut Bucket) else {
-            std::alloc::handle_alloc_error(layout);
-        };
+        let ptr = std::ptr::NonNull::new(raw as *mut Bucket)?;
         #[cfg(target_os = "linux")]
         if layout.size() >= HUGE_PAGE {
             const MADV_HUGEPAGE: i32 = 14;
@@ -129,7 +128,7 @@ impl BucketMemory {
         // SAFETY: `raw` is valid for writes of `layout.size()` bytes; zero bytes
         // make every bucket empty.
         unsafe { std::ptr::write_bytes(raw, 0, layout.size()) };
-        BucketMemory { ptr, len }
+        Some(BucketMemory { ptr, len })
     }
 
     fn buckets(&self) -> &[Bucket] {
@@ -152,6 +151,14 @@ unsafe impl Send for BucketMemory {}
 // SAFETY: as above: shared access only hands out `&[Bucket]`, whose atomics
 // are safe to use from many threads.
 unsafe impl Sync for BucketMemory {}
+
+/// Memory available to new allocations in MiB, where the system says.
+fn available_mb() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
 
 /// The shared transposition table.
 pub struct TranspositionTable {
@@ -192,10 +199,32 @@ pub fn score_from_tt(score: Score, ply: usize) -> Score {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` MiB (at least one bucket).
+    /// A table of about `mb` MiB (at least one bucket). When that much memory
+    /// cannot be had, the size is halved until it can: a GUI asking for more
+    /// than the machine has gets a smaller table, not a crash.
     pub fn new(mb: usize) -> TranspositionTable {
-        let n = (mb.max(1) << 20) / std::mem::size_of::<Bucket>();
-        TranspositionTable { memory: BucketMemory::new(n), age: AtomicU8::new(0) }
+        // Linux hands out more memory than it has and kills the process when
+        // it is touched, so stay within half of what is available.
+        let mb = match available_mb() {
+            Some(avail) if mb > avail / 2 => {
+                log::warn!("{mb} MiB asked for the table, {avail} MiB available: using {} MiB", avail / 2);
+                (avail / 2).max(1)
+            }
+            _ => mb,
+        };
+        let mut n = (mb.max(1) << 20) / std::mem::size_of::<Bucket>();
+        loop {
+            if let Some(memory) = BucketMemory::new(n) {
+                if n < (mb.max(1) << 20) / std::mem::size_of::<Bucket>() {
+                    log::warn!("transposition table reduced to {} MiB", (n * 64) >> 20);
+                }
+                return TranspositionTable { memory, age: AtomicU8::new(0) };
+            }
+            if n <= 1 {
+                std::alloc::handle_alloc_error(BucketMemory::layout(1));
+            }
+            n /= 2;
+        }
     }
 
     /// Size in MiB.
