@@ -114,22 +114,7 @@ impl Engine {
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
         let start = Instant::now();
-        self.search_inner(game, limits, control, on_info, start)
-    }
 
-    /// [`Engine::search`] with nobody to stop it but its limits.
-    pub fn search_quietly(&mut self, game: &Game, limits: &Limits) -> SearchResult {
-        self.search(game, limits, &SearchControl::default(), &mut |_| {})
-    }
-
-    fn search_inner(
-        &mut self,
-        game: &Game,
-        limits: &Limits,
-        control: &SearchControl,
-        on_info: &mut dyn FnMut(&Info),
-        start: Instant,
-    ) -> SearchResult {
         let pos = *game.position();
         let legal = legal_moves(&pos);
         let quick = |best: Option<Move>, score| SearchResult {
@@ -187,5 +172,10 @@ impl Engine {
             time: start.elapsed(),
             pv: root.pv,
         }
+    }
+
+    /// [`Engine::search`] with nobody to stop it but its limits.
+    pub fn search_quietly(&mut self, game: &Game, limits: &Limits) -> SearchResult {
+        self.search(game, limits, &SearchControl::default(), &mut |_| {})
     }
 }

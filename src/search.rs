@@ -225,11 +225,6 @@ impl<'a> Searcher<'a> {
         self.report = Some(report);
     }
 
-    /// Nodes this thread searched.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
-    }
-
     fn total_nodes(&self) -> u64 {
         self.shared.nodes.load(Ordering::Relaxed) + self.unpublished
     }

@@ -1,8 +1,11 @@
 //! Every single-rule position of ../shared/docs/perft.md with its exact move
 //! list, and the game-ending rules.
 
+mod common;
+
+use common::shuffle_kings;
 use dammer::game::{DrawReason, EndgameRule, Game, GameResult};
-use dammer::movegen::{has_capture, legal_moves};
+use dammer::movegen::legal_moves;
 use dammer::position::{Color, Position};
 
 fn from_to(fen: &str) -> Vec<String> {
@@ -152,26 +155,6 @@ fn repetition_needs_the_same_side_to_move() {
     // A man move makes every earlier position unreachable.
     play_all(&mut g, "35-30 16-21");
     assert_eq!(g.repetitions(), 1);
-}
-
-/// Plays `plies` quiet king moves, each chosen so that the opponent gets no
-/// capture and the new position has occurred as rarely as possible.
-fn shuffle_kings(g: &mut Game, plies: usize) {
-    for _ in 0..plies {
-        assert_eq!(g.result(), GameResult::Ongoing, "ply {}", g.moves().len());
-        let pos = *g.position();
-        let best = legal_moves(&pos)
-            .iter()
-            .filter(|m| !m.is_capture() && pos.kings() >> m.from & 1 == 1)
-            .min_by_key(|m| {
-                let next = pos.make(m);
-                (has_capture(&next), g.positions().iter().filter(|p| **p == next).count())
-            })
-            .copied()
-            .expect("a king move");
-        assert!(!has_capture(&pos.make(&best)), "no safe king move in {}", pos.to_fen());
-        g.play(best).unwrap();
-    }
 }
 
 #[test]

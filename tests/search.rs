@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{random_game, Rng};
+use common::{random_game, shuffle_kings, Rng};
 use dammer::engine::Engine;
 use dammer::eval::evaluate;
 use dammer::game::Game;
@@ -293,19 +293,11 @@ fn table_entries_are_never_torn() {
 
 #[test]
 fn draw_rules_inside_the_search() {
-    // Three kings against one after 31 plies of the 16-move rule: whatever
-    // the material says, the game is drawn in one more ply unless won now.
+    // Three kings against one after 30 plies of the 16-move rule: whatever
+    // the material says, the game is drawn in two more plies unless won now.
     let mut g = Game::from_text("B:WK47,K45,K36:BK4").unwrap();
-    while g.state().endgame.map(|(_, n)| n) < Some(30) {
-        let pos = *g.position();
-        let m = legal_moves(&pos)
-            .iter()
-            .copied()
-            .filter(|m| !has_capture(&pos.make(m)))
-            .min_by_key(|m| g.positions().iter().filter(|p| **p == pos.make(m)).count())
-            .unwrap();
-        g.play(m).unwrap();
-    }
+    shuffle_kings(&mut g, 30);
+    assert_eq!(g.state().endgame.map(|(_, n)| n), Some(30));
     let r = Engine::new(1, 16).search_quietly(&g, &depth(10));
     assert!(r.score == 0 || r.score >= dammer::search::WIN_BAND, "score {}", r.score);
     assert!(evaluate(g.position()).abs() < 400);

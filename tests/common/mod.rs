@@ -4,8 +4,8 @@
 #![allow(dead_code)]
 
 use dammer::bitboard::square_bb;
-use dammer::game::Game;
-use dammer::movegen::legal_moves;
+use dammer::game::{Game, GameResult};
+use dammer::movegen::{has_capture, legal_moves};
 use dammer::position::{Color, Position};
 
 /// xorshift64*: deterministic, good enough to pick moves and squares.
@@ -68,4 +68,24 @@ pub fn random_game(rng: &mut Rng, plies: usize) -> Game {
         game.play(m).expect("generated move is legal");
     }
     game
+}
+
+/// Plays `plies` quiet king moves, each chosen so that the opponent gets no
+/// capture and the new position has occurred as rarely as possible.
+pub fn shuffle_kings(g: &mut Game, plies: usize) {
+    for _ in 0..plies {
+        assert_eq!(g.result(), GameResult::Ongoing, "ply {}", g.moves().len());
+        let pos = *g.position();
+        let best = legal_moves(&pos)
+            .iter()
+            .filter(|m| !m.is_capture() && pos.kings() >> m.from & 1 == 1)
+            .min_by_key(|m| {
+                let next = pos.make(m);
+                (has_capture(&next), g.positions().iter().filter(|p| **p == next).count())
+            })
+            .copied()
+            .expect("a king move");
+        assert!(!has_capture(&pos.make(&best)), "no safe king move in {}", pos.to_fen());
+        g.play(best).unwrap();
+    }
 }
