@@ -35,7 +35,7 @@ pub fn emit(line: &str) {
 }
 
 /// Quotes a value when the protocol requires it.
-fn quote(v: &str) -> String {
+pub fn quote(v: &str) -> String {
     if v.is_empty() || v.contains([' ', '=', '"', '\t']) {
         format!("\"{}\"", v.replace('"', "'"))
     } else {

@@ -20,4 +20,5 @@ pub mod position;
 pub mod search;
 pub mod threads;
 pub mod timeman;
+pub mod tournament;
 pub mod tt;

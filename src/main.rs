@@ -12,6 +12,7 @@ use dammer::notation::to_pdn;
 use dammer::perft;
 use dammer::position::{Position, START_FEN};
 use dammer::timeman::Limits;
+use dammer::tournament;
 
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
@@ -65,6 +66,57 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+    },
+    /// Play engine-vs-engine games between Hub engines: a match (two
+    /// engines), a gauntlet or a round robin, with clocks, adjudication,
+    /// PDN output and Elo statistics. Ctrl-C stops and reports.
+    Match {
+        /// An engine: `name=NAME cmd="PROGRAM hub" [dir=DIR] [option.PARAM=VALUE ...]`;
+        /// give it once per engine (at least two).
+        #[arg(long = "engine", num_args = 1.., required = true, value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
+        engines: Vec<String>,
+        /// The first engine plays each of the others (default: every pair plays).
+        #[arg(long)]
+        gauntlet: bool,
+        /// Fixed seconds per move.
+        #[arg(long, conflicts_with = "tc")]
+        movetime: Option<f64>,
+        /// Game clock `[moves/]seconds[+increment]`, e.g. `10+0.1` or `40/60`.
+        #[arg(long)]
+        tc: Option<String>,
+        /// Milliseconds an engine may exceed its time before it loses on time.
+        #[arg(long, default_value_t = 100)]
+        margin: u64,
+        /// Openings: one FEN/Hub position a line, or a PDN file (default:
+        /// the 79 two-move ballots shipped in bench/openings-2move.fen).
+        #[arg(long)]
+        openings: Option<std::path::PathBuf>,
+        /// Games per pairing (default: every opening with both colours).
+        #[arg(long)]
+        games: Option<usize>,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        /// Append every game to this PDN file.
+        #[arg(long)]
+        pdn: Option<std::path::PathBuf>,
+        /// Adjudicate a draw after this many plies (0: never).
+        #[arg(long, default_value_t = 400)]
+        max_plies: usize,
+        /// Draw when, from ply PLY on, both engines report |score| <= SCORE
+        /// men for MOVES moves each.
+        #[arg(long, num_args = 3, value_names = ["PLY", "SCORE", "MOVES"])]
+        draw_adjudication: Option<Vec<f64>>,
+        /// A side loses when its engine reports <= -SCORE and the opponent
+        /// >= SCORE men for MOVES moves each.
+        #[arg(long, num_args = 2, value_names = ["SCORE", "MOVES"])]
+        resign_adjudication: Option<Vec<f64>>,
+        /// Stop a two-engine match when a sequential probability ratio test decides.
+        #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"])]
+        sprt: Option<Vec<f64>>,
+        /// The PDN Event tag.
+        #[arg(long, default_value = "Dammer match")]
+        event: String,
     },
     /// Count the leaves of the legal move tree (move generator test and benchmark).
     Perft {
@@ -281,6 +333,113 @@ fn run_bench(depth: u32, threads: usize, hash: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The `match` arguments as given.
+struct MatchArgs {
+    engines: Vec<Vec<String>>,
+    gauntlet: bool,
+    movetime: Option<f64>,
+    tc: Option<String>,
+    margin: u64,
+    openings: Option<std::path::PathBuf>,
+    games: Option<usize>,
+    concurrency: usize,
+    pdn: Option<std::path::PathBuf>,
+    max_plies: usize,
+    draw_adjudication: Option<Vec<f64>>,
+    resign_adjudication: Option<Vec<f64>>,
+    sprt: Option<Vec<f64>>,
+    event: String,
+}
+
+fn match_config(a: MatchArgs) -> Result<tournament::Config, String> {
+    let engines = a
+        .engines
+        .iter()
+        .map(|tokens| tournament::client::EngineSpec::parse(tokens))
+        .collect::<Result<Vec<_>, _>>()?;
+    if engines.len() < 2 {
+        return Err("give at least two engines (--engine ... --engine ...)".into());
+    }
+    let tc = match (a.movetime, a.tc) {
+        (Some(t), None) if t.is_finite() && t > 0.0 => tournament::TimeControl::MoveTime(t),
+        (Some(t), None) => return Err(format!("--movetime must be a positive number of seconds, not {t}")),
+        (None, Some(text)) => tournament::TimeControl::parse_clock(&text)?,
+        _ => return Err("give a time control: --movetime SECONDS or --tc [moves/]seconds[+increment]".into()),
+    };
+    let openings = match &a.openings {
+        Some(path) => tournament::load_openings(path)?,
+        None => tournament::parse_openings(tournament::DEFAULT_OPENINGS, false)?,
+    };
+    if a.games == Some(0) {
+        return Err("--games must be at least 1".into());
+    }
+    if a.concurrency == 0 || a.concurrency > 256 {
+        return Err("--concurrency must be between 1 and 256".into());
+    }
+    let positive = |v: f64, what: &str| {
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(format!("{what} must be a non-negative number, not {v}"))
+        }
+    };
+    let draw = match a.draw_adjudication {
+        Some(v) => Some(tournament::DrawAdjudication {
+            after_ply: positive(v[0], "the draw adjudication ply")? as usize,
+            score: positive(v[1], "the draw adjudication score")?,
+            moves: positive(v[2], "the draw adjudication move count")?.max(1.0) as u32,
+        }),
+        None => None,
+    };
+    let resign = match a.resign_adjudication {
+        Some(v) => Some(tournament::ResignAdjudication {
+            score: positive(v[0], "the resign adjudication score")?,
+            moves: positive(v[1], "the resign adjudication move count")?.max(1.0) as u32,
+        }),
+        None => None,
+    };
+    let sprt = match a.sprt {
+        Some(v) => {
+            let s = tournament::stats::Sprt { elo0: v[0], elo1: v[1], alpha: v[2], beta: v[3] };
+            let rate = |x: f64| x > 0.0 && x < 0.5;
+            if !(s.elo0.is_finite() && s.elo1.is_finite() && s.elo0 < s.elo1 && rate(s.alpha) && rate(s.beta))
+            {
+                return Err("--sprt needs ELO0 < ELO1 and ALPHA, BETA between 0 and 0.5".into());
+            }
+            if engines.len() != 2 {
+                return Err("--sprt is for a match between two engines".into());
+            }
+            Some(s)
+        }
+        None => None,
+    };
+    Ok(tournament::Config {
+        engines,
+        gauntlet: a.gauntlet,
+        tc,
+        margin: std::time::Duration::from_millis(a.margin),
+        openings,
+        games: a.games,
+        concurrency: a.concurrency,
+        pdn: a.pdn,
+        max_plies: (a.max_plies > 0).then_some(a.max_plies),
+        draw,
+        resign,
+        sprt,
+        event: a.event,
+    })
+}
+
+fn run_match(cfg: &tournament::Config) -> Result<(), String> {
+    tournament::check_engines(cfg)?;
+    tournament::catch_interrupt();
+    let summary = tournament::run(cfg, &mut |line| println!("{line}"))?;
+    for line in tournament::report(&summary, cfg.sprt) {
+        println!("{line}");
+    }
+    Ok(())
+}
+
 /// Logging goes to stderr only when RUST_LOG asks for it (Hub clients read
 /// stderr as protocol), or to a file when one is given.
 fn init_logging(log_file: Option<&std::path::Path>) -> Result<(), String> {
@@ -303,7 +462,18 @@ fn init_logging(log_file: Option<&std::path::Path>) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    // The derive API flattens repeated `--engine a b --engine c d`; the
+    // grouping per engine comes from the raw occurrences.
+    let engine_groups: Vec<Vec<String>> = matches
+        .subcommand_matches("match")
+        .and_then(|m| m.get_occurrences::<String>("engines"))
+        .map(|occ| occ.map(|group| group.cloned().collect()).collect())
+        .unwrap_or_default();
     let command = cli.command.unwrap_or(Command::Hub { log_file: None });
     let log_file = match &command {
         Command::Hub { log_file } => log_file.clone(),
@@ -325,6 +495,38 @@ fn main() -> ExitCode {
         }
         Command::Bench { depth, threads, hash } => run_bench(depth, threads, hash),
         Command::Legal { positions, result } => run_legal(&positions, result),
+        Command::Match {
+            engines: _,
+            gauntlet,
+            movetime,
+            tc,
+            margin,
+            openings,
+            games,
+            concurrency,
+            pdn,
+            max_plies,
+            draw_adjudication,
+            resign_adjudication,
+            sprt,
+            event,
+        } => match_config(MatchArgs {
+            engines: engine_groups,
+            gauntlet,
+            movetime,
+            tc,
+            margin,
+            openings,
+            games,
+            concurrency,
+            pdn,
+            max_plies,
+            draw_adjudication,
+            resign_adjudication,
+            sprt,
+            event,
+        })
+        .and_then(|cfg| run_match(&cfg)),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,367 @@
+//! A Hub engine seen from the other side: a child process driven through
+//! its standard input and output, with deadlines on every answer.
+
+use std::fmt;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use crate::hub::{quote, Message};
+
+/// How long an engine may take to answer `hub` and `init`.
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How to start and configure one engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineSpec {
+    /// The name used in results and PDN files.
+    pub name: String,
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Working directory (the runner's own when unset).
+    pub dir: Option<PathBuf>,
+    /// Hub parameters sent with `set-param` before `init`.
+    pub params: Vec<(String, String)>,
+}
+
+impl EngineSpec {
+    /// Reads `name=N cmd="program args" dir=D option.P=V ...` (one token
+    /// each, as the shell passes them). A `cmd` of a single word gets the
+    /// `hub` argument that every Hub engine is started with.
+    pub fn parse(tokens: &[String]) -> Result<EngineSpec, String> {
+        let mut name = None;
+        let mut command = None;
+        let mut dir = None;
+        let mut params = Vec::new();
+        for token in tokens {
+            let Some((key, value)) = token.split_once('=') else {
+                return Err(format!("engine option {token:?} is not key=value"));
+            };
+            match key {
+                "name" => name = Some(value.to_string()),
+                "cmd" => {
+                    let mut words = split_command(value)?;
+                    if words.is_empty() {
+                        return Err("empty engine command (cmd=)".into());
+                    }
+                    if words.len() == 1 {
+                        words.push("hub".into());
+                    }
+                    command = Some(words);
+                }
+                "dir" => dir = Some(PathBuf::from(value)),
+                _ => match key.strip_prefix("option.").or_else(|| key.strip_prefix("param.")) {
+                    Some(p) if !p.is_empty() => params.push((p.to_string(), value.to_string())),
+                    _ => {
+                        return Err(format!(
+                            "unknown engine option {key:?} (expected name=, cmd=, dir= or option.NAME=)"
+                        ))
+                    }
+                },
+            }
+        }
+        let command = command.ok_or("an engine needs cmd=\"program hub\"")?;
+        let name = name.unwrap_or_else(|| {
+            let program = &command[0];
+            program.rsplit('/').next().unwrap_or(program).to_string()
+        });
+        Ok(EngineSpec { name, command, dir, params })
+    }
+}
+
+/// Splits a command line into words: whitespace separates, single or
+/// double quotes group, a backslash escapes the next character.
+pub fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') | (Some('"'), '\\') => {
+                word.push(chars.next().ok_or("command ends with a backslash")?);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (_, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("unterminated quote in command {text:?}"));
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// Why an engine failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineError {
+    /// The process could not be started.
+    Spawn(String),
+    /// The process closed its output (exited or crashed).
+    Exited,
+    /// No answer before the deadline.
+    Timeout,
+    /// The runner was told to stop (Ctrl-C or a decided SPRT).
+    Aborted,
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Spawn(e) => write!(f, "could not start: {e}"),
+            EngineError::Exited => write!(f, "exited or crashed"),
+            EngineError::Timeout => write!(f, "did not answer in time"),
+            EngineError::Aborted => write!(f, "aborted"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// An engine's answer to `go think`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The move as the engine wrote it (not yet checked).
+    pub mv: String,
+    /// The last reported score, in men, from the mover's side.
+    pub score: Option<f64>,
+    /// The last reported depth.
+    pub depth: Option<u32>,
+    /// Wall time from sending `go` to reading `done`.
+    pub elapsed: Duration,
+}
+
+/// A running engine process.
+#[derive(Debug)]
+pub struct EngineProcess {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// The name the engine gave in `id name=` (informational).
+    pub id_name: Option<String>,
+}
+
+impl EngineProcess {
+    /// Starts the engine and takes it through `hub` ... `wait`, the
+    /// parameters, and `init` ... `ready`.
+    pub fn start(spec: &EngineSpec, stop: &AtomicBool) -> Result<EngineProcess, EngineError> {
+        let mut cmd = Command::new(&spec.command[0]);
+        cmd.args(&spec.command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        if let Some(dir) = &spec.dir {
+            cmd.current_dir(dir);
+        }
+        // Its own process group: Ctrl-C in the terminal reaches the runner,
+        // which ends the games and reports, not the engines mid-move.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.spawn().map_err(|e| EngineError::Spawn(format!("{}: {e}", spec.command[0])))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(EngineError::Spawn("no pipes to the engine".into()));
+        };
+        let (tx, lines) = mpsc::channel();
+        let reader = std::thread::Builder::new().name("dammer-match-reader".into()).spawn(move || {
+            let mut out = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match out.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        if let Err(e) = reader {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(EngineError::Spawn(format!("no reader thread: {e}")));
+        }
+        let mut engine = EngineProcess { child, stdin, lines, id_name: None };
+        let deadline = Instant::now() + STARTUP_TIMEOUT;
+        engine.send("hub")?;
+        let mut declared = Vec::new();
+        loop {
+            let msg = engine.receive(deadline, stop)?;
+            match msg.command.as_str() {
+                "id" => engine.id_name = arg(&msg, "name").map(str::to_string),
+                "param" => declared.extend(arg(&msg, "name").map(str::to_string)),
+                "wait" => break,
+                _ => {}
+            }
+        }
+        let mut params = spec.params.clone();
+        // Engines play single-threaded unless told otherwise: matches run
+        // several games at once and compare engines core for core.
+        if declared.iter().any(|p| p == "threads") && !params.iter().any(|(p, _)| p == "threads") {
+            params.insert(0, ("threads".into(), "1".into()));
+        }
+        for (name, value) in &params {
+            engine.send(&format!("set-param name={} value={}", quote(name), quote(value)))?;
+        }
+        engine.send("init")?;
+        while engine.receive(deadline, stop)?.command != "ready" {}
+        Ok(engine)
+    }
+
+    /// Writes one line to the engine.
+    pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
+        let mut text = String::with_capacity(line.len() + 1);
+        text.push_str(line);
+        text.push('\n');
+        self.stdin
+            .write_all(text.as_bytes())
+            .and_then(|()| self.stdin.flush())
+            .map_err(|_| EngineError::Exited)
+    }
+
+    /// The next parsable line, waiting until `deadline`; unreadable lines
+    /// are skipped, as the protocol asks of both sides.
+    fn receive(&mut self, deadline: Instant, stop: &AtomicBool) -> Result<Message, EngineError> {
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Err(EngineError::Aborted);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(EngineError::Timeout);
+            }
+            // Wake up now and then to notice a stop request.
+            let wait = (deadline - now).min(Duration::from_millis(50));
+            match self.lines.recv_timeout(wait) {
+                Ok(line) => {
+                    if let Ok(Some(msg)) = Message::parse(&line) {
+                        return Ok(msg);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(EngineError::Exited),
+            }
+        }
+    }
+
+    /// Sends the position, the level and `go think`, and waits for `done`
+    /// until `deadline` (counted from the moment `go` is sent plus `allowed`).
+    pub fn think(
+        &mut self,
+        position: &str,
+        level: &str,
+        allowed: Duration,
+        stop: &AtomicBool,
+    ) -> Result<Reply, EngineError> {
+        self.send(position)?;
+        self.send(level)?;
+        self.send("go think")?;
+        let start = Instant::now();
+        let deadline = start + allowed;
+        let (mut score, mut depth) = (None, None);
+        loop {
+            let msg = self.receive(deadline, stop)?;
+            match msg.command.as_str() {
+                "info" => {
+                    if let Some(s) = arg(&msg, "score").and_then(|v| v.parse::<f64>().ok()) {
+                        score = Some(s);
+                    }
+                    if let Some(d) = arg(&msg, "depth").and_then(|v| v.parse::<u32>().ok()) {
+                        depth = Some(d);
+                    }
+                }
+                "done" => {
+                    let mv = arg(&msg, "move").unwrap_or("").to_string();
+                    return Ok(Reply { mv, score, depth, elapsed: start.elapsed() });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Asks the engine to quit, then makes sure it is gone.
+    pub fn quit(mut self) {
+        let _ = self.send("quit");
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // Drop kills it.
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+fn arg<'a>(msg: &'a Message, name: &str) -> Option<&'a str> {
+    msg.args.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &[&str]) -> Vec<String> {
+        s.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn commands_split_like_a_shell() {
+        assert_eq!(split_command("dame hub").unwrap(), words(&["dame", "hub"]));
+        assert_eq!(split_command("  'a b' \"c d\" e\\ f ").unwrap(), words(&["a b", "c d", "e f"]));
+        assert_eq!(split_command("x ''").unwrap(), words(&["x", ""]));
+        assert!(split_command("x 'open").is_err());
+    }
+
+    #[test]
+    fn engine_specs_parse() {
+        let spec = EngineSpec::parse(&words(&[
+            "name=Old",
+            "cmd=/opt/dammer-old hub",
+            "dir=/tmp",
+            "option.hash=16",
+            "param.threads=1",
+        ]))
+        .unwrap();
+        assert_eq!(spec.name, "Old");
+        assert_eq!(spec.command, words(&["/opt/dammer-old", "hub"]));
+        assert_eq!(spec.dir, Some(PathBuf::from("/tmp")));
+        assert_eq!(spec.params, vec![("hash".into(), "16".into()), ("threads".into(), "1".into())]);
+        let bare = EngineSpec::parse(&words(&["cmd=/usr/bin/scan"])).unwrap();
+        assert_eq!(bare.name, "scan");
+        assert_eq!(bare.command, words(&["/usr/bin/scan", "hub"]));
+        assert!(EngineSpec::parse(&words(&["name=x"])).is_err());
+        assert!(EngineSpec::parse(&words(&["cmd=x", "colour=red"])).is_err());
+        assert!(EngineSpec::parse(&words(&["cmd"])).is_err());
+    }
+}

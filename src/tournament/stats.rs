@@ -1,0 +1,285 @@
+//! Match statistics: Elo with its 95% margin, likelihood of superiority,
+//! game-pair (pentanomial) statistics and the sequential probability ratio
+//! test, all from one engine's point of view.
+
+/// The 95% two-sided normal quantile.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Results of one engine against another, counted per game and per game
+/// pair (the same opening with colours swapped).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Games won, drawn, lost.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Completed pairs by their total in half points: index 0 = both lost
+    /// ... index 4 = both won.
+    pub pairs: [u32; 5],
+}
+
+impl Tally {
+    /// Adds one game scoring `points` half points (0 loss, 1 draw, 2 win).
+    pub fn add_game(&mut self, points: u8) {
+        match points {
+            0 => self.losses += 1,
+            1 => self.draws += 1,
+            _ => self.wins += 1,
+        }
+    }
+
+    /// Adds a completed pair whose two games scored `points` half points.
+    pub fn add_pair(&mut self, points: u8) {
+        self.pairs[usize::from(points.min(4))] += 1;
+    }
+
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The mean score per game in [0, 1].
+    pub fn score(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            return 0.5;
+        }
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(n)
+    }
+
+    /// Elo difference and its 95% margin from the per-game (trinomial) results.
+    pub fn elo_trinomial(&self) -> Estimate {
+        let outcomes =
+            [(1.0, f64::from(self.wins)), (0.5, f64::from(self.draws)), (0.0, f64::from(self.losses))];
+        Estimate::from_outcomes(&outcomes)
+    }
+
+    /// Elo difference and its 95% margin from the game pairs (pentanomial),
+    /// which accounts for the correlation between the two games of an opening.
+    pub fn elo_pentanomial(&self) -> Estimate {
+        let outcomes: Vec<(f64, f64)> =
+            self.pairs.iter().enumerate().map(|(k, &c)| (k as f64 / 4.0, f64::from(c))).collect();
+        Estimate::from_outcomes(&outcomes)
+    }
+
+    /// Likelihood of superiority: the probability that this engine is the
+    /// stronger one, from wins and losses (draws carry no information).
+    pub fn los(&self) -> f64 {
+        let (w, l) = (f64::from(self.wins), f64::from(self.losses));
+        if w + l == 0.0 {
+            return 0.5;
+        }
+        0.5 * (1.0 + erf((w - l) / (2.0 * (w + l)).sqrt()))
+    }
+
+    /// The log-likelihood ratio of H1 (Elo = `elo1`) against H0 (Elo =
+    /// `elo0`), in the normal approximation of the generalised SPRT; uses
+    /// the pairs when there are any, else the games.
+    pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
+        let pairs: u32 = self.pairs.iter().sum();
+        let est = if pairs > 0 { self.elo_pentanomial() } else { self.elo_trinomial() };
+        if est.count == 0.0 || est.variance <= 0.0 {
+            return 0.0;
+        }
+        let (s0, s1) = (score_of_elo(elo0), score_of_elo(elo1));
+        est.count * (s1 - s0) * (2.0 * est.mean - s0 - s1) / (2.0 * est.variance)
+    }
+}
+
+/// An Elo estimate from a sample of scores.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// Number of samples (games or pairs).
+    pub count: f64,
+    /// Mean score in [0, 1].
+    pub mean: f64,
+    /// Variance of one sample's score.
+    pub variance: f64,
+    /// The Elo difference.
+    pub elo: f64,
+    /// Half the width of the 95% confidence interval, in Elo.
+    pub margin: f64,
+}
+
+impl Estimate {
+    /// From (score, count) pairs.
+    fn from_outcomes(outcomes: &[(f64, f64)]) -> Estimate {
+        let count: f64 = outcomes.iter().map(|&(_, c)| c).sum();
+        if count == 0.0 {
+            return Estimate { count, mean: 0.5, variance: 0.0, elo: 0.0, margin: f64::INFINITY };
+        }
+        let mean = outcomes.iter().map(|&(s, c)| s * c).sum::<f64>() / count;
+        let variance = outcomes.iter().map(|&(s, c)| c * (s - mean) * (s - mean)).sum::<f64>() / count;
+        let se = (variance / count).sqrt();
+        let margin = (elo_of_score(mean + Z95 * se) - elo_of_score(mean - Z95 * se)) / 2.0;
+        Estimate { count, mean, variance, elo: elo_of_score(mean), margin }
+    }
+}
+
+/// The Elo difference that gives the expected score `p` (logistic model);
+/// clamped so that a perfect score gives a large finite number.
+pub fn elo_of_score(p: f64) -> f64 {
+    let p = p.clamp(1e-6, 1.0 - 1e-6);
+    -400.0 * (1.0 / p - 1.0).log10()
+}
+
+/// The expected score at an Elo difference (logistic model).
+pub fn score_of_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The error function, to about 1.2e-7 (Numerical Recipes' erfc by a
+/// Chebyshev fit).
+pub fn erf(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let erfc = t * poly.exp();
+    if x >= 0.0 {
+        1.0 - erfc
+    } else {
+        erfc - 1.0
+    }
+}
+
+/// A sequential probability ratio test: H0 Elo = `elo0` against H1 Elo = `elo1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sprt {
+    /// Elo under H0.
+    pub elo0: f64,
+    /// Elo under H1.
+    pub elo1: f64,
+    /// False positive rate.
+    pub alpha: f64,
+    /// False negative rate.
+    pub beta: f64,
+}
+
+/// What an SPRT says so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprtVerdict {
+    /// H1 accepted: the engine is at least `elo1` stronger (likely).
+    AcceptH1,
+    /// H0 accepted: the engine is not more than `elo0` stronger (likely).
+    AcceptH0,
+    /// Keep playing.
+    Continue,
+}
+
+impl Sprt {
+    /// The LLR bounds (lower, upper).
+    pub fn bounds(&self) -> (f64, f64) {
+        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
+    }
+
+    /// The verdict for a tally.
+    pub fn verdict(&self, tally: &Tally) -> SprtVerdict {
+        let llr = tally.llr(self.elo0, self.elo1);
+        let (lower, upper) = self.bounds();
+        if llr >= upper {
+            SprtVerdict::AcceptH1
+        } else if llr <= lower {
+            SprtVerdict::AcceptH0
+        } else {
+            SprtVerdict::Continue
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, eps: f64) -> bool {
+        (a - b).abs() <= eps
+    }
+
+    #[test]
+    fn elo_and_score_are_inverse() {
+        assert!(close(elo_of_score(0.5), 0.0, 1e-9));
+        // 75% is 400*log10(3) = 190.85 Elo.
+        assert!(close(elo_of_score(0.75), 190.848_501_9, 1e-6));
+        for e in [-300.0, -50.0, 0.0, 20.0, 400.0] {
+            assert!(close(elo_of_score(score_of_elo(e)), e, 1e-6));
+        }
+    }
+
+    #[test]
+    fn erf_matches_known_values() {
+        assert!(close(erf(0.0), 0.0, 1e-7));
+        assert!(close(erf(0.5), 0.520_499_877_8, 2e-7));
+        assert!(close(erf(1.0), 0.842_700_792_9, 2e-7));
+        assert!(close(erf(-1.5), -0.966_105_146_5, 2e-7));
+        assert!(close(erf(3.0), 0.999_977_909_5, 2e-7));
+    }
+
+    /// +40 =30 -30 in 100 games, worked by hand: score 0.55, per-game
+    /// variance (40*0.45^2 + 30*0.05^2 + 30*0.55^2)/100 = 0.1725, standard
+    /// error 0.041533; Elo(0.55) = 34.86, interval Elo(0.46860)..Elo(0.63140),
+    /// margin 57.68; LOS = (1 + erf(10/sqrt(140)))/2 = 0.8840.
+    #[test]
+    fn trinomial_worked_example() {
+        let t = Tally { wins: 40, draws: 30, losses: 30, pairs: [0; 5] };
+        let e = t.elo_trinomial();
+        assert!(close(e.mean, 0.55, 1e-12));
+        assert!(close(e.variance, 0.1725, 1e-12));
+        assert!(close(e.elo, 34.860, 1e-3), "{e:?}");
+        assert!(close(e.margin, 57.68, 0.01), "{e:?}");
+        assert!(close(t.los(), 0.8840, 1e-4), "{}", t.los());
+    }
+
+    /// Pairs 0..4 half points counted [5, 10, 20, 10, 5]: symmetric, so
+    /// Elo 0; pair scores 0, .25, .5, .75, 1 give variance
+    /// (5*.25 + 10*.0625 + 0 + 10*.0625 + 5*.25)/50 = 0.075, standard
+    /// error sqrt(0.075/50) = 0.038730, interval Elo(0.42409)..Elo(0.57591),
+    /// margin 53.16.
+    #[test]
+    fn pentanomial_worked_example() {
+        let t = Tally { pairs: [5, 10, 20, 10, 5], ..Tally::default() };
+        let e = t.elo_pentanomial();
+        assert!(close(e.elo, 0.0, 1e-9));
+        assert!(close(e.variance, 0.075, 1e-12));
+        assert!(close(e.margin, 53.16, 0.01), "{e:?}");
+    }
+
+    /// SPRT(0, 10, 0.05, 0.05): bounds ln(0.05/0.95) = -2.944 and +2.944.
+    /// 1000 pairs, 460 scoring 0.25 and 540 scoring 0.75: mean 0.52,
+    /// variance 0.0621; s0 = 0.5, s1 = score_of_elo(10) = 0.514387;
+    /// LLR = 1000 * 0.014387 * (1.04 - 1.014387) / 0.1242 = 2.967 -> accept H1.
+    #[test]
+    fn sprt_worked_example() {
+        let sprt = Sprt { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 };
+        let (lo, hi) = sprt.bounds();
+        assert!(close(lo, -2.944_438_98, 1e-6) && close(hi, 2.944_438_98, 1e-6));
+        let t = Tally { pairs: [0, 460, 0, 540, 0], ..Tally::default() };
+        let e = t.elo_pentanomial();
+        assert!(close(e.mean, 0.52, 1e-12) && close(e.variance, 0.0621, 1e-12), "{e:?}");
+        let s1 = score_of_elo(10.0);
+        let expected = 1000.0 * (s1 - 0.5) * (1.04 - 0.5 - s1) / (2.0 * 0.0621);
+        assert!(close(t.llr(0.0, 10.0), expected, 1e-9));
+        assert!(close(expected, 2.9670, 1e-3), "{expected}");
+        assert_eq!(sprt.verdict(&t), SprtVerdict::AcceptH1);
+        let worse = Tally { pairs: [0, 540, 0, 460, 0], ..Tally::default() };
+        assert_eq!(sprt.verdict(&worse), SprtVerdict::AcceptH0);
+        let few = Tally { pairs: [0, 5, 0, 6, 0], ..Tally::default() };
+        assert_eq!(sprt.verdict(&few), SprtVerdict::Continue);
+    }
+
+    #[test]
+    fn empty_and_perfect_tallies_stay_finite() {
+        let t = Tally::default();
+        assert_eq!(t.los(), 0.5);
+        assert_eq!(t.llr(0.0, 5.0), 0.0);
+        let all = Tally { wins: 10, ..Tally::default() };
+        assert!(all.elo_trinomial().elo.is_finite() && all.elo_trinomial().elo > 1000.0);
+    }
+}

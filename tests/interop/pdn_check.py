@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Check that `dammer match` writes PDN that pydraughts reads: play a few
+fast games between two Dammer processes, read the file with pydraughts'
+PDNReader, and replay every game by pydraughts' own rules.
+
+Usage: pdn_check.py DAMMER_BINARY
+Exit status 0 when every check passes.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+from draughts import Board, Move
+from draughts.PDN import PDNReader
+from draughts.core.board import BLACK, WHITE
+
+BINARY = sys.argv[1]
+GAMES = 6
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        pdn = os.path.join(tmp, "games.pdn")
+        run = subprocess.run(
+            [BINARY, "match", "--engine", "name=A", f"cmd={BINARY} hub", "--engine", "name=B", f"cmd={BINARY} hub",
+             "--movetime", "0.02", "--games", str(GAMES), "--concurrency", "2", "--pdn", pdn],
+            capture_output=True, text=True, timeout=600)
+        if run.returncode != 0:
+            print(run.stdout, run.stderr)
+            return 1
+        games = PDNReader(filename=pdn).games
+        if len(games) != GAMES:
+            failures.append(f"pydraughts read {len(games)} games, expected {GAMES}")
+        for i, game in enumerate(games, 1):
+            tags = game.tags
+            board = Board(variant="standard", fen=tags["FEN"])
+            for ply, text in enumerate(game.moves, 1):
+                legal = board.legal_moves()
+                try:
+                    move = Move(board, pdn_move=text)
+                except Exception as e:  # noqa: BLE001 - any failure to read the move is a failure
+                    failures.append(f"game {i} ply {ply}: pydraughts cannot read {text!r}: {e}")
+                    break
+                if move.board_move not in [m.board_move for m in legal]:
+                    failures.append(f"game {i} ply {ply}: {text} is not legal for pydraughts")
+                    break
+                board.push(move)
+            if game.game_ending != tags["Result"]:
+                failures.append(f"game {i}: result {game.game_ending} != tag {tags['Result']}")
+            if tags["Termination"] == "no legal move":
+                if board.legal_moves():
+                    failures.append(f"game {i}: pydraughts still has moves at the end")
+                loser_to_move = BLACK if tags["Result"] == "2-0" else WHITE
+                if board.turn != loser_to_move:
+                    failures.append(f"game {i}: the side to move at the end is not the loser")
+            print(f"ok   game {i}: {len(game.moves)} moves, {tags['Result']} ({tags['Termination']})")
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
