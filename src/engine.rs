@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::eval::{evaluate, Score};
+use crate::eval::{Evaluation, Score};
 use crate::game::Game;
 use crate::movegen::{legal_moves, Move};
 use crate::search::{Info, RootResult, SearchControl, Searcher, Shared, Timer, MAX_DEPTH};
@@ -47,6 +47,7 @@ pub struct Engine {
     /// The size asked for, which the table may have had to fall short of.
     hash_mb: usize,
     threads: ThreadPool,
+    eval: Evaluation,
 }
 
 impl Default for Engine {
@@ -63,7 +64,18 @@ impl Engine {
             tt: TranspositionTable::new(hash_mb),
             hash_mb,
             threads: ThreadPool::new(threads.clamp(1, MAX_THREADS)),
+            eval: Evaluation::default(),
         }
+    }
+
+    /// The evaluation searches use.
+    pub fn evaluation(&self) -> &Evaluation {
+        &self.eval
+    }
+
+    /// Changes the evaluation (between searches).
+    pub fn set_evaluation(&mut self, eval: Evaluation) {
+        self.eval = eval;
     }
 
     /// Number of search threads.
@@ -130,14 +142,20 @@ impl Engine {
             return quick(None, -crate::search::WIN);
         }
         if legal.len() == 1 && !limits.analysis && !limits.ponder {
-            return quick(Some(legal.as_slice()[0]), evaluate(&pos));
+            return quick(Some(legal.as_slice()[0]), self.eval.evaluate(&pos));
         }
         let men =
             (pos.men(crate::position::Color::White) | pos.men(crate::position::Color::Black)).count_ones();
         let budget = budget(limits, men);
         let max_depth = if budget.instant { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
         self.tt.new_search();
-        let shared = Shared { tt: &self.tt, control, nodes: Default::default(), node_limit: limits.nodes };
+        let shared = Shared {
+            tt: &self.tt,
+            control,
+            nodes: Default::default(),
+            node_limit: limits.nodes,
+            eval: &self.eval,
+        };
         let history: Vec<u64> = game.positions().iter().map(|p| p.key()).collect();
         let state = game.state();
         let timer = Timer { start, budget, pondering: limits.ponder };

@@ -7,6 +7,15 @@
 //! live in [`Weights`] so they can later be fitted to game results.
 //!
 //! Scores are integers in hundredths of a man, from the side to move's view.
+//!
+//! The engine plays with the learned pattern evaluation ([`pattern`]) by
+//! default; [`Evaluation`] selects between the two.
+
+pub mod pattern;
+
+use std::sync::Arc;
+
+use pattern::{PatternWeights, DEFAULT_WEIGHTS};
 
 use crate::bitboard::{slide, square_bb, Bitboard, Bits, DIRS};
 use crate::movegen::forward_steps;
@@ -261,16 +270,66 @@ impl Evaluator {
     }
 }
 
-static DEFAULT: std::sync::LazyLock<Evaluator> = std::sync::LazyLock::new(|| Evaluator::new(&WEIGHTS));
+static HAND: std::sync::LazyLock<Evaluator> = std::sync::LazyLock::new(|| Evaluator::new(&WEIGHTS));
 
-/// Evaluates `pos` with Dammer's weights, from the side to move's view.
+/// Evaluates `pos` with the hand-written weights, from the side to move's view.
+pub fn evaluate_hand(pos: &Position) -> Score {
+    HAND.evaluate(pos)
+}
+
+/// Evaluates `pos` with the default evaluation.
 pub fn evaluate(pos: &Position) -> Score {
+    static DEFAULT: std::sync::LazyLock<Evaluation> = std::sync::LazyLock::new(Evaluation::default);
     DEFAULT.evaluate(pos)
+}
+
+/// Which evaluation a search uses.
+#[derive(Clone, Debug)]
+pub enum Evaluation {
+    /// The hand-written evaluation ([`WEIGHTS`]).
+    Hand,
+    /// The learned pattern evaluation with these weights.
+    Learned(Arc<PatternWeights>),
+}
+
+/// The evaluation Dammer plays with unless told otherwise.
+pub const DEFAULT_EVAL: &str = "hand";
+
+impl Default for Evaluation {
+    fn default() -> Self {
+        Evaluation::from_name(DEFAULT_EVAL, None).unwrap_or(Evaluation::Hand)
+    }
+}
+
+impl Evaluation {
+    /// Evaluates `pos` from the side to move's view.
+    #[inline]
+    pub fn evaluate(&self, pos: &Position) -> Score {
+        match self {
+            Evaluation::Hand => HAND.evaluate(pos),
+            Evaluation::Learned(w) => w.evaluate(pos),
+        }
+    }
+
+    /// The evaluation named `hand` or `learned`, the latter with the
+    /// weights file at `weights` (the embedded weights when None).
+    pub fn from_name(name: &str, weights: Option<&std::path::Path>) -> Result<Evaluation, String> {
+        match name {
+            "hand" => Ok(Evaluation::Hand),
+            "learned" => match weights {
+                Some(path) => PatternWeights::load(path)
+                    .map(|w| Evaluation::Learned(Arc::new(w)))
+                    .map_err(|e| e.to_string()),
+                None => Ok(Evaluation::Learned(DEFAULT_WEIGHTS.clone())),
+            },
+            other => Err(format!("unknown evaluation {other:?} (expected learned or hand)")),
+        }
+    }
 }
 
 /// Shrinks scores of material balances that are usually drawn, so that the
 /// search prefers real winning chances to a nominal material edge.
-fn scale_drawish(pos: &Position, score: Score) -> Score {
+pub(crate) fn scale_drawish(pos: &Position, score: Score) -> Score {
     let (strong, weak) = if score > 0 { (Color::White, Color::Black) } else { (Color::Black, Color::White) };
     let weak_pieces = pos.pieces(weak).count_ones();
     let strong_pieces = pos.pieces(strong).count_ones();
@@ -305,7 +364,7 @@ mod tests {
 
     #[test]
     fn start_is_balanced() {
-        assert_eq!(evaluate(&Position::start()), WEIGHTS.tempo);
+        assert_eq!(evaluate_hand(&Position::start()), WEIGHTS.tempo);
     }
 
     #[test]

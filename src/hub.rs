@@ -13,6 +13,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::engine::{Engine, SearchResult, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+use crate::eval::Evaluation;
 use crate::game::Game;
 use crate::movegen::Move;
 use crate::position::Position;
@@ -169,11 +170,21 @@ struct Params {
     threads: usize,
     hash_mb: usize,
     ponder: bool,
+    /// `learned` or `hand`.
+    eval: String,
+    /// Weights file of the learned evaluation ("" = the embedded weights).
+    weights: String,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { threads: 1, hash_mb: DEFAULT_HASH_MB, ponder: false }
+        Params {
+            threads: 1,
+            hash_mb: DEFAULT_HASH_MB,
+            ponder: false,
+            eval: crate::eval::DEFAULT_EVAL.into(),
+            weights: String::new(),
+        }
     }
 }
 
@@ -219,6 +230,8 @@ struct Hub {
     game: Game,
     levels: Vec<(String, String)>,
     search: Option<Search>,
+    /// The evaluation the parameters select.
+    evaluation: Evaluation,
 }
 
 fn pv_text(pv: &[Move]) -> String {
@@ -257,6 +270,7 @@ impl Hub {
             game: Game::default(),
             levels: Vec::new(),
             search: None,
+            evaluation: Evaluation::default(),
         }
     }
 
@@ -266,6 +280,7 @@ impl Hub {
             self.applied = self.params.clone();
         }
         let engine = self.engine.get_or_insert_with(|| Engine::new(self.params.threads, self.params.hash_mb));
+        engine.set_evaluation(self.evaluation.clone());
         if self.applied.threads != self.params.threads {
             engine.set_threads(self.params.threads);
         }
@@ -286,6 +301,8 @@ impl Hub {
         emit(&format!("param name=hash value={} type=int min=1 max={MAX_HASH_MB}", self.params.hash_mb));
         emit(&format!("param name=tt-size value={} type=int min=16 max=32", tt_size_of(self.params.hash_mb)));
         emit(&format!("param name=ponder value={} type=bool", self.params.ponder));
+        emit(&format!("param name=eval value={} type=enum values=\"learned hand\"", self.params.eval));
+        emit(&format!("param name=weights value={} type=string", quote(&self.params.weights)));
         emit("wait");
     }
 
@@ -302,6 +319,28 @@ impl Hub {
             "ponder" => {
                 self.params.ponder =
                     parse_bool(value).ok_or(format!("ponder must be true or false, not {value:?}"))?
+            }
+            "eval" | "weights" => {
+                let mut next = self.params.clone();
+                if name == "eval" {
+                    next.eval = value.to_string();
+                } else {
+                    next.weights = value.to_string();
+                }
+                let path = (!next.weights.is_empty()).then(|| std::path::Path::new(&next.weights));
+                match Evaluation::from_name(&next.eval, path) {
+                    Ok(e) => {
+                        self.evaluation = e;
+                        self.params = next;
+                    }
+                    Err(e) if name == "weights" => {
+                        // Keep playing: with the embedded weights.
+                        self.params.weights.clear();
+                        self.evaluation = Evaluation::from_name(&self.params.eval, None)?;
+                        return Err(format!("{e}; using the embedded weights"));
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             // Unknown parameters are ignored, as the protocol asks.
             _ => {}

@@ -22,6 +22,23 @@ struct Cli {
     command: Option<Command>,
 }
 
+/// Which evaluation to use.
+#[derive(clap::Args, Debug, Clone)]
+struct EvalArgs {
+    /// `learned` (pattern weights) or `hand` (the hand-written evaluation).
+    #[arg(long, default_value = dammer::eval::DEFAULT_EVAL)]
+    eval: String,
+    /// A weights file for the learned evaluation (default: the embedded one).
+    #[arg(long)]
+    weights: Option<std::path::PathBuf>,
+}
+
+impl EvalArgs {
+    fn evaluation(&self) -> Result<dammer::eval::Evaluation, String> {
+        dammer::eval::Evaluation::from_name(&self.eval, self.weights.as_deref())
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Speak the Hub protocol on standard input and output (for GUIs and
@@ -53,6 +70,8 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = dammer::engine::DEFAULT_HASH_MB)]
         hash: usize,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
     /// Search a fixed set of positions to a fixed depth (speed and
     /// regression check); the last line is `<nodes> nodes <nps> nps`.
@@ -66,6 +85,70 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+    },
+    /// Play Dammer against itself at a fixed node budget and store every
+    /// quiet position with the search score and the game result (training
+    /// data for `tune`). Rerunning the command resumes; a larger --games
+    /// extends the file.
+    Selfplay {
+        /// The data file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Games the file should hold at the end.
+        #[arg(long)]
+        games: u32,
+        /// Nodes searched per move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Games played at once (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Up to this many random plies after the opening ballot.
+        #[arg(long, default_value_t = 6)]
+        random_plies: usize,
+        /// Seed of the openings and random plies.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Draw a game after this many plies.
+        #[arg(long, default_value_t = 300)]
+        max_plies: usize,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
+    /// Fit the pattern evaluation's weights to self-play games (logistic
+    /// regression with Adam); prints the loss per epoch and writes the
+    /// weights file after every epoch.
+    Tune {
+        /// Self-play data files.
+        #[arg(required = true)]
+        data: Vec<std::path::PathBuf>,
+        /// The weights file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Passes over the data.
+        #[arg(long, default_value_t = 20)]
+        epochs: usize,
+        /// Positions per step.
+        #[arg(long, default_value_t = 8192)]
+        batch: usize,
+        /// Adam step size (hundredths of a man).
+        #[arg(long, default_value_t = 1.0)]
+        lr: f64,
+        /// L2 regularisation of the pattern weights.
+        #[arg(long, default_value_t = 1e-4)]
+        l2: f64,
+        /// Share of the search score in the target (0: game result only).
+        #[arg(long, default_value_t = 0.0)]
+        lambda: f64,
+        /// Scale of the sigmoid, hundredths of a man.
+        #[arg(long, default_value_t = 200.0)]
+        k: f64,
+        /// Start from these weights (default: material only).
+        #[arg(long)]
+        init: Option<std::path::PathBuf>,
+        /// Threads for the gradient (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Play engine-vs-engine games between Hub engines: a match (two
     /// engines), a gauntlet or a round robin, with clocks, adjudication,
@@ -263,7 +346,9 @@ fn run_analyse(
     nodes: Option<u64>,
     threads: usize,
     hash: usize,
+    eval: &EvalArgs,
 ) -> Result<(), String> {
+    let evaluation = eval.evaluation()?;
     let fen = fen.unwrap_or_else(|| START_FEN.to_string());
     let mut game = Game::from_text(&fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
     for text in moves.split_whitespace() {
@@ -285,6 +370,7 @@ fn run_analyse(
     }
     let limits = Limits { depth, nodes, move_time, analysis: true, ..Limits::default() };
     let mut engine = Engine::new(threads, hash);
+    engine.set_evaluation(evaluation);
     let start = *game.position();
     println!("{}", start);
     println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
@@ -331,6 +417,24 @@ fn run_bench(depth: u32, threads: usize, hash: usize) -> Result<(), String> {
     let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };
     println!("{} nodes {} nps", report.nodes, nps);
     Ok(())
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn run_tune(cfg: dammer::tune::Config, threads: Option<usize>) -> Result<(), String> {
+    if !(cfg.k.is_finite() && cfg.k > 0.0 && cfg.lr.is_finite() && cfg.lr > 0.0) {
+        return Err("--k and --lr must be positive".into());
+    }
+    if !((0.0..=1.0).contains(&cfg.lambda) && cfg.l2.is_finite() && cfg.l2 >= 0.0) {
+        return Err("--lambda must be between 0 and 1 and --l2 non-negative".into());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or_else(default_threads).max(1))
+        .build()
+        .map_err(|e| format!("cannot start threads: {e}"))?;
+    pool.install(|| dammer::tune::run(&cfg, &mut |line| println!("{line}"))).map(|_| ())
 }
 
 /// The `match` arguments as given.
@@ -432,7 +536,7 @@ fn match_config(a: MatchArgs) -> Result<tournament::Config, String> {
 
 fn run_match(cfg: &tournament::Config) -> Result<(), String> {
     tournament::check_engines(cfg)?;
-    tournament::catch_interrupt();
+    dammer::interrupt::catch();
     let summary = tournament::run(cfg, &mut |line| println!("{line}"))?;
     for line in tournament::report(&summary, cfg.sprt) {
         println!("{line}");
@@ -490,9 +594,30 @@ fn main() -> ExitCode {
         }
         Command::Perft { depth, fen, divide, threads } => run_perft(depth, &fen, divide, threads as usize),
         Command::Show { fen, moves } => run_show(&fen, &moves),
-        Command::Analyse { fen, moves, depth, time, nodes, threads, hash } => {
-            run_analyse(fen, &moves, depth, time, nodes, threads, hash)
+        Command::Analyse { fen, moves, depth, time, nodes, threads, hash, eval } => {
+            run_analyse(fen, &moves, depth, time, nodes, threads, hash, &eval)
         }
+        Command::Selfplay { out, games, nodes, threads, random_plies, seed, max_plies, eval } => {
+            eval.evaluation().and_then(|evaluation| {
+                let cfg = dammer::selfplay::Config {
+                    out,
+                    games,
+                    nodes: nodes.max(1),
+                    threads: threads.unwrap_or_else(default_threads).max(1),
+                    random_plies,
+                    seed,
+                    eval: evaluation,
+                    max_plies: max_plies.max(1),
+                    openings: tournament::parse_openings(tournament::DEFAULT_OPENINGS, false)?,
+                };
+                dammer::interrupt::catch();
+                dammer::selfplay::run(&cfg, &mut |line| println!("{line}")).map(|_| ())
+            })
+        }
+        Command::Tune { data, out, epochs, batch, lr, l2, lambda, k, init, threads } => run_tune(
+            dammer::tune::Config { data, out, epochs, batch, lr, l2, lambda, k, init, seed: 1 },
+            threads,
+        ),
         Command::Bench { depth, threads, hash } => run_bench(depth, threads, hash),
         Command::Legal { positions, result } => run_legal(&positions, result),
         Command::Match {

@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::eval::{evaluate, Score};
+use crate::eval::{Evaluation, Score};
 use crate::game::{draw_by_rule, PlyState};
 use crate::movegen::{forward_steps, generate, has_capture, Move, MoveList};
 use crate::position::Position;
@@ -79,6 +79,8 @@ pub struct Shared<'a> {
     pub nodes: AtomicU64,
     /// Stop once this many nodes are searched in all.
     pub node_limit: Option<u64>,
+    /// The evaluation.
+    pub eval: &'a Evaluation,
 }
 
 /// Progress of the search after an iteration (or during a long one).
@@ -727,7 +729,7 @@ impl<'a> Searcher<'a> {
     /// searched.
     fn quiesce(&mut self, pos: &Position, alpha: Score, beta: Score, ply: usize, first: bool) -> Score {
         if ply >= MAX_PLY - 2 {
-            return evaluate(pos);
+            return self.shared.eval.evaluate(pos);
         }
         let capture = has_capture(pos);
         let threat = !capture && first && has_capture(&pos.with_side_flipped());
@@ -737,7 +739,7 @@ impl<'a> Searcher<'a> {
             if !has_any_quiet_move(pos) {
                 return -(WIN - ply as Score);
             }
-            let stand = evaluate(pos);
+            let stand = self.shared.eval.evaluate(pos);
             if stand >= beta || !can_crown(pos) {
                 return stand;
             }

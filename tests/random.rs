@@ -210,17 +210,3 @@ fn bad_moves_are_explained() {
     let lost = Position::from_fen("W:W46:B41,37").unwrap();
     assert!(matches!(parse_move(&lost, "46-41"), Err(MoveError::NoLegalMoves { .. })));
 }
-
-#[test]
-fn evaluation_is_colour_symmetric() {
-    let mut rng = Rng::new(6);
-    for i in 0..20_000 {
-        let pos = if i % 2 == 0 {
-            random_position(&mut rng, 10 + i % 80, i % 100)
-        } else {
-            *random_game(&mut rng, i % 150).position()
-        };
-        let e = dammer::eval::evaluate(&pos);
-        assert_eq!(e, dammer::eval::evaluate(&pos.flipped()), "{}", pos.to_fen());
-    }
-}

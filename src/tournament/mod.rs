@@ -282,32 +282,6 @@ pub struct Summary {
     pub elapsed: Duration,
 }
 
-/// Set by the Ctrl-C handler.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_interrupt(_signal: i32) {
-    INTERRUPTED.store(true, Ordering::Relaxed);
-}
-
-/// Routes Ctrl-C (SIGINT) to a flag so that a run can report its results
-/// before it exits.
-#[cfg(unix)]
-pub fn catch_interrupt() {
-    extern "C" {
-        fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
-    }
-    const SIGINT: i32 = 2;
-    // SAFETY: `signal` is the C library's, called with a valid signal number
-    // and a handler that only stores to an atomic (async-signal-safe).
-    unsafe {
-        signal(SIGINT, on_interrupt);
-    }
-}
-
-/// Without Unix signals Ctrl-C ends the process as usual.
-#[cfg(not(unix))]
-pub fn catch_interrupt() {}
-
 /// The pairings (first, second) a run plays.
 fn pairings(cfg: &Config) -> Vec<(usize, usize)> {
     let n = cfg.engines.len();
@@ -403,7 +377,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         drop(tx);
         let mut told_interrupt = false;
         loop {
-            if INTERRUPTED.load(Ordering::Relaxed) && !told_interrupt {
+            if crate::interrupt::requested() && !told_interrupt {
                 told_interrupt = true;
                 summary.interrupted = true;
                 stop.store(true, Ordering::Relaxed);
