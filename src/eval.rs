@@ -293,7 +293,7 @@ pub enum Evaluation {
 }
 
 /// The evaluation Dammer plays with unless told otherwise.
-pub const DEFAULT_EVAL: &str = "hand";
+pub const DEFAULT_EVAL: &str = "learned";
 
 impl Default for Evaluation {
     fn default() -> Self {

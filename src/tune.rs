@@ -257,6 +257,19 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, Stri
     let to_samples = |rs: Vec<&Record>| -> Vec<Sample> {
         rs.into_par_iter().map(|r| Sample::new(r, cfg.lambda, cfg.k)).collect()
     };
+    // The hand-written evaluation's loss on the validation games, as a yardstick.
+    let hand: f64 = val
+        .par_iter()
+        .map(|r| {
+            let e = f64::from(crate::eval::evaluate_hand(&r.position));
+            let white = if r.position.side() == crate::position::Color::White { e } else { -e };
+            let p = sigmoid(white / cfg.k).clamp(1e-9, 1.0 - 1e-9);
+            let y = (f64::from(r.result) + 1.0) / 2.0;
+            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+        })
+        .sum::<f64>()
+        / val.len().max(1) as f64;
+    progress(&format!("hand-written evaluation: validation loss {hand:.5} (game results, same K)"));
     let (train, val) = (to_samples(train), to_samples(val));
     progress(&format!(
         "{} training and {} validation positions (features in {:.1}s)",
