@@ -286,6 +286,6 @@ mod tests {
         assert!(read("1. 32-28 {open").is_err());
         assert!(read("1. hello *").is_err());
         assert!(read("[FEN \"nonsense\"] 1. 32-28 *").unwrap()[0].replay().is_err());
-        assert!(read("1. 32-27 *").unwrap()[0].replay().is_err());
+        assert!(read("1. 32-26 *").unwrap()[0].replay().is_err());
     }
 }
