@@ -695,6 +695,9 @@ fn format_elo(e: &stats::Estimate) -> String {
         "+inf".into()
     } else if e.mean <= 0.0 {
         "-inf".into()
+    } else if e.interval.0.is_infinite() || e.interval.1.is_infinite() {
+        // The normal interval reaches a perfect or zero score: give its ends.
+        format!("{:+.1} (95% interval {:+.0} .. {:+.0})", e.elo, e.interval.0, e.interval.1)
     } else {
         // Adding zero turns -0.0 into 0.0.
         format!("{:+.1} +- {:.1}", e.elo + 0.0, e.margin)

@@ -101,6 +101,9 @@ pub struct Estimate {
     pub elo: f64,
     /// Half the width of the 95% confidence interval, in Elo.
     pub margin: f64,
+    /// The interval's ends in Elo; infinite where the interval reaches a
+    /// score of 0 or 1 (then `margin` means little).
+    pub interval: (f64, f64),
 }
 
 impl Estimate {
@@ -108,13 +111,30 @@ impl Estimate {
     fn from_outcomes(outcomes: &[(f64, f64)]) -> Estimate {
         let count: f64 = outcomes.iter().map(|&(_, c)| c).sum();
         if count == 0.0 {
-            return Estimate { count, mean: 0.5, variance: 0.0, elo: 0.0, margin: f64::INFINITY };
+            return Estimate {
+                count,
+                mean: 0.5,
+                variance: 0.0,
+                elo: 0.0,
+                margin: f64::INFINITY,
+                interval: (f64::NEG_INFINITY, f64::INFINITY),
+            };
         }
         let mean = outcomes.iter().map(|&(s, c)| s * c).sum::<f64>() / count;
         let variance = outcomes.iter().map(|&(s, c)| c * (s - mean) * (s - mean)).sum::<f64>() / count;
         let se = (variance / count).sqrt();
         let margin = (elo_of_score(mean + Z95 * se) - elo_of_score(mean - Z95 * se)) / 2.0;
-        Estimate { count, mean, variance, elo: elo_of_score(mean), margin }
+        let end = |p: f64| {
+            if p >= 1.0 {
+                f64::INFINITY
+            } else if p <= 0.0 {
+                f64::NEG_INFINITY
+            } else {
+                elo_of_score(p)
+            }
+        };
+        let interval = (end(mean - Z95 * se), end(mean + Z95 * se));
+        Estimate { count, mean, variance, elo: elo_of_score(mean), margin, interval }
     }
 }
 
@@ -281,5 +301,10 @@ mod tests {
         assert_eq!(t.llr(0.0, 5.0), 0.0);
         let all = Tally { wins: 10, ..Tally::default() };
         assert!(all.elo_trinomial().elo.is_finite() && all.elo_trinomial().elo > 1000.0);
+        // +37 =3 -0: the upper end of the interval is a perfect score.
+        let lopsided = Tally { wins: 37, draws: 3, ..Tally::default() }.elo_trinomial();
+        assert!(lopsided.interval.1.is_infinite() && lopsided.interval.0 > 300.0, "{lopsided:?}");
+        let even = Tally { wins: 40, draws: 30, losses: 30, pairs: [0; 5] }.elo_trinomial();
+        assert!((even.interval.1 - even.interval.0 - 2.0 * even.margin).abs() < 1e-9);
     }
 }
