@@ -158,52 +158,8 @@ enum Command {
     /// engines), a gauntlet or a round robin, with clocks, adjudication,
     /// PDN output and Elo statistics. Ctrl-C stops and reports.
     Match {
-        /// An engine: `name=NAME cmd="PROGRAM hub" [dir=DIR] [option.PARAM=VALUE ...]`;
-        /// give it once per engine (at least two).
-        #[arg(long = "engine", num_args = 1.., required = true, value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
-        engines: Vec<String>,
-        /// The first engine plays each of the others (default: every pair plays).
-        #[arg(long)]
-        gauntlet: bool,
-        /// Fixed seconds per move.
-        #[arg(long, conflicts_with = "tc")]
-        movetime: Option<f64>,
-        /// Game clock `[moves/]seconds[+increment]`, e.g. `10+0.1` or `40/60`.
-        #[arg(long)]
-        tc: Option<String>,
-        /// Milliseconds an engine may exceed its time before it loses on time.
-        #[arg(long, default_value_t = 100)]
-        margin: u64,
-        /// Openings: one FEN/Hub position a line, or a PDN file (default:
-        /// the 79 two-move ballots shipped in bench/openings-2move.fen).
-        #[arg(long)]
-        openings: Option<std::path::PathBuf>,
-        /// Games per pairing (default: every opening with both colours).
-        #[arg(long)]
-        games: Option<usize>,
-        /// Games played at once.
-        #[arg(long, default_value_t = 1)]
-        concurrency: usize,
-        /// Append every game to this PDN file.
-        #[arg(long)]
-        pdn: Option<std::path::PathBuf>,
-        /// Adjudicate a draw after this many plies (0: never).
-        #[arg(long, default_value_t = 400)]
-        max_plies: usize,
-        /// Draw when, from ply PLY on, both engines report |score| <= SCORE
-        /// men for MOVES moves each.
-        #[arg(long, num_args = 3, value_names = ["PLY", "SCORE", "MOVES"])]
-        draw_adjudication: Option<Vec<f64>>,
-        /// A side loses when its engine reports <= -SCORE and the opponent
-        /// >= SCORE men for MOVES moves each.
-        #[arg(long, num_args = 2, value_names = ["SCORE", "MOVES"])]
-        resign_adjudication: Option<Vec<f64>>,
-        /// Stop a two-engine match when a sequential probability ratio test decides.
-        #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"])]
-        sprt: Option<Vec<f64>>,
-        /// The PDN Event tag.
-        #[arg(long, default_value = "Dammer match")]
-        event: String,
+        #[command(flatten)]
+        args: MatchArgs,
     },
     /// Count the leaves of the legal move tree (move generator test and benchmark).
     Perft {
@@ -442,26 +398,60 @@ fn run_tune(cfg: dammer::tune::Config, threads: Option<usize>) -> Result<(), Str
 }
 
 /// The `match` arguments as given.
+#[derive(clap::Args, Debug)]
 struct MatchArgs {
-    engines: Vec<Vec<String>>,
+    /// An engine: `name=NAME cmd="PROGRAM hub" [dir=DIR] [option.PARAM=VALUE ...]`;
+    /// give it once per engine (at least two).
+    #[arg(long = "engine", num_args = 1.., required = true, value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
+    engines: Vec<String>,
+    /// The first engine plays each of the others (default: every pair plays).
+    #[arg(long)]
     gauntlet: bool,
+    /// Fixed seconds per move.
+    #[arg(long, conflicts_with = "tc")]
     movetime: Option<f64>,
+    /// Game clock `[moves/]seconds[+increment]`, e.g. `10+0.1` or `40/60`.
+    #[arg(long)]
     tc: Option<String>,
+    /// Milliseconds an engine may exceed its time before it loses on time.
+    #[arg(long, default_value_t = 100)]
     margin: u64,
+    /// Openings: one FEN/Hub position a line, or a PDN file (default:
+    /// the 79 two-move ballots shipped in bench/openings-2move.fen).
+    #[arg(long)]
     openings: Option<std::path::PathBuf>,
+    /// Games per pairing (default: every opening with both colours).
+    #[arg(long)]
     games: Option<usize>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
     concurrency: usize,
+    /// Append every game to this PDN file.
+    #[arg(long)]
     pdn: Option<std::path::PathBuf>,
+    /// Adjudicate a draw after this many plies (0: never).
+    #[arg(long, default_value_t = 400)]
     max_plies: usize,
+    /// Draw when, from ply PLY on, both engines report |score| <= SCORE
+    /// men for MOVES moves each.
+    #[arg(long, num_args = 3, value_names = ["PLY", "SCORE", "MOVES"])]
     draw_adjudication: Option<Vec<f64>>,
+    /// A side loses when its engine reports <= -SCORE and the opponent
+    /// >= SCORE men for MOVES moves each.
+    #[arg(long, num_args = 2, value_names = ["SCORE", "MOVES"])]
     resign_adjudication: Option<Vec<f64>>,
+    /// Stop a two-engine match when a sequential probability ratio test decides.
+    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"])]
     sprt: Option<Vec<f64>>,
+    /// The PDN Event tag.
+    #[arg(long, default_value = "Dammer match")]
     event: String,
 }
 
-fn match_config(a: MatchArgs) -> Result<tournament::Config, String> {
-    let engines = a
-        .engines
+/// `engine_groups` are the `--engine` occurrences, one per engine (the
+/// derived `a.engines` is the same tokens flattened).
+fn match_config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<tournament::Config, String> {
+    let engines = engine_groups
         .iter()
         .map(|tokens| tournament::client::EngineSpec::parse(tokens))
         .collect::<Result<Vec<_>, _>>()?;
@@ -624,38 +614,7 @@ fn main() -> ExitCode {
         ),
         Command::Bench { depth, threads, hash } => run_bench(depth, threads, hash),
         Command::Legal { positions, result } => run_legal(&positions, result),
-        Command::Match {
-            engines: _,
-            gauntlet,
-            movetime,
-            tc,
-            margin,
-            openings,
-            games,
-            concurrency,
-            pdn,
-            max_plies,
-            draw_adjudication,
-            resign_adjudication,
-            sprt,
-            event,
-        } => match_config(MatchArgs {
-            engines: engine_groups,
-            gauntlet,
-            movetime,
-            tc,
-            margin,
-            openings,
-            games,
-            concurrency,
-            pdn,
-            max_plies,
-            draw_adjudication,
-            resign_adjudication,
-            sprt,
-            event,
-        })
-        .and_then(|cfg| run_match(&cfg)),
+        Command::Match { args } => match_config(args, &engine_groups).and_then(|cfg| run_match(&cfg)),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
