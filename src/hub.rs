@@ -117,7 +117,8 @@ impl Message {
         Ok(Some(Message { command, args: words }))
     }
 
-    fn get(&self, name: &str) -> Option<&str> {
+    /// The value of the last argument called `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
         self.args.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 }

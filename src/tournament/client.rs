@@ -209,8 +209,8 @@ impl EngineProcess {
         loop {
             let msg = engine.receive(deadline, stop)?;
             match msg.command.as_str() {
-                "id" => engine.id_name = arg(&msg, "name").map(str::to_string),
-                "param" => declared.extend(arg(&msg, "name").map(str::to_string)),
+                "id" => engine.id_name = msg.get("name").map(str::to_string),
+                "param" => declared.extend(msg.get("name").map(str::to_string)),
                 "wait" => break,
                 _ => {}
             }
@@ -284,15 +284,15 @@ impl EngineProcess {
             let msg = self.receive(deadline, stop)?;
             match msg.command.as_str() {
                 "info" => {
-                    if let Some(s) = arg(&msg, "score").and_then(|v| v.parse::<f64>().ok()) {
+                    if let Some(s) = msg.get("score").and_then(|v| v.parse::<f64>().ok()) {
                         score = Some(s);
                     }
-                    if let Some(d) = arg(&msg, "depth").and_then(|v| v.parse::<u32>().ok()) {
+                    if let Some(d) = msg.get("depth").and_then(|v| v.parse::<u32>().ok()) {
                         depth = Some(d);
                     }
                 }
                 "done" => {
-                    let mv = arg(&msg, "move").unwrap_or("").to_string();
+                    let mv = msg.get("move").unwrap_or("").to_string();
                     return Ok(Reply { mv, score, depth, elapsed: start.elapsed() });
                 }
                 _ => {}
@@ -321,10 +321,6 @@ impl Drop for EngineProcess {
         }
         let _ = self.child.wait();
     }
-}
-
-fn arg<'a>(msg: &'a Message, name: &str) -> Option<&'a str> {
-    msg.args.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
 }
 
 #[cfg(test)]
