@@ -6,10 +6,15 @@
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
+use crate::egdb::{Tables, Wdl};
 use crate::eval::{Evaluation, Score};
 use crate::game::Game;
 use crate::movegen::{legal_moves, Move};
-use crate::search::{Info, RootResult, SearchControl, Searcher, Shared, Timer, MAX_DEPTH};
+use crate::search::{
+    EgdbMode, Info, RootResult, SearchControl, Searcher, Shared, Timer, MAX_DEPTH, TB_WIN, WIN_BAND,
+};
 use crate::threads::ThreadPool;
 use crate::timeman::{budget, Limits};
 use crate::tt::TranspositionTable;
@@ -48,6 +53,7 @@ pub struct Engine {
     hash_mb: usize,
     threads: ThreadPool,
     eval: Evaluation,
+    egdb: Option<Arc<Tables>>,
 }
 
 impl Default for Engine {
@@ -65,6 +71,7 @@ impl Engine {
             hash_mb,
             threads: ThreadPool::new(threads.clamp(1, MAX_THREADS)),
             eval: Evaluation::default(),
+            egdb: None,
         }
     }
 
@@ -76,6 +83,16 @@ impl Engine {
     /// Changes the evaluation (between searches).
     pub fn set_evaluation(&mut self, eval: Evaluation) {
         self.eval = eval;
+    }
+
+    /// The endgame tables searches probe, if any.
+    pub fn egdb(&self) -> Option<&Tables> {
+        self.egdb.as_deref()
+    }
+
+    /// Sets (or, with `None`, drops) the endgame tables.
+    pub fn set_egdb(&mut self, tables: Option<Arc<Tables>>) {
+        self.egdb = tables.filter(|t| t.max_pieces() >= 2);
     }
 
     /// Number of search threads.
@@ -149,13 +166,42 @@ impl Engine {
         let budget = budget(limits, men);
         let max_depth = if budget.instant { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
         self.tt.new_search();
+        let (root_moves, root_wdl) = self.table_root_moves(&pos, &legal);
+        if root_moves.len() == 1 && !limits.analysis && !limits.ponder {
+            let score = match root_wdl {
+                Some(Wdl::Win) => TB_WIN - 1,
+                Some(Wdl::Loss) => -(TB_WIN - 1),
+                _ => 0,
+            };
+            return quick(Some(root_moves[0]), score);
+        }
+        let egdb_mode = match root_wdl {
+            Some(Wdl::Win | Wdl::Loss) => EgdbMode::DrawsOnly,
+            _ => EgdbMode::Full,
+        };
         let shared = Shared {
             tt: &self.tt,
             control,
             nodes: Default::default(),
             node_limit: limits.nodes,
             eval: &self.eval,
+            egdb: self.egdb.as_deref(),
+            egdb_mode,
+            root_moves: &root_moves,
         };
+        // A table win or loss at the root is reported in the database band
+        // until the search finds the actual distance.
+        let table_score = |score: Score| match root_wdl {
+            Some(Wdl::Win) if score < WIN_BAND => TB_WIN - 1,
+            Some(Wdl::Loss) if score > -WIN_BAND => -(TB_WIN - 1),
+            _ => score,
+        };
+        let mut report = |info: &Info| {
+            let mut info = info.clone();
+            info.score = table_score(info.score);
+            on_info(&info);
+        };
+        let on_info: &mut dyn FnMut(&Info) = &mut report;
         let history: Vec<u64> = game.positions().iter().map(|p| p.key()).collect();
         let state = game.state();
         let timer = Timer { start, budget, pondering: limits.ponder };
@@ -184,12 +230,42 @@ impl Engine {
         SearchResult {
             best: root.best,
             ponder: root.pv.get(1).copied(),
-            score: root.score,
+            score: table_score(root.score),
             depth: root.depth,
             nodes,
             time: start.elapsed(),
             pv: root.pv,
         }
+    }
+
+    /// The root moves worth searching and the root's table value: with
+    /// tables that cover the position, only the moves that keep its value
+    /// (all of them when it is lost). Empty means every legal move.
+    fn table_root_moves(
+        &self,
+        pos: &crate::position::Position,
+        legal: &crate::movegen::MoveList,
+    ) -> (Vec<Move>, Option<Wdl>) {
+        let Some(tables) = self.egdb.as_deref() else {
+            return (Vec::new(), None);
+        };
+        let Some(root) = tables.probe(pos) else {
+            return (Vec::new(), None);
+        };
+        let mut keep = Vec::new();
+        for m in legal.iter() {
+            match tables.probe(&pos.make(m)).map(Wdl::flip) {
+                Some(v) if v == root => keep.push(*m),
+                // A move the tables cannot judge (never expected below the
+                // table size) is kept rather than lost.
+                None => keep.push(*m),
+                _ => {}
+            }
+        }
+        if keep.is_empty() {
+            keep = legal.iter().copied().collect();
+        }
+        (keep, Some(root))
     }
 
     /// [`Engine::search`] with nobody to stop it but its limits.

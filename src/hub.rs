@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::egdb::{Signature, Tables};
 use crate::engine::{Engine, SearchResult, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::eval::Evaluation;
 use crate::game::Game;
@@ -175,6 +176,10 @@ struct Params {
     eval: String,
     /// Weights file of the learned evaluation ("" = the embedded weights).
     weights: String,
+    /// Directory of the endgame tables ("" = none).
+    bb_path: String,
+    /// Most pieces to probe the tables for (0 = do not probe).
+    bb_size: usize,
 }
 
 impl Default for Params {
@@ -185,9 +190,14 @@ impl Default for Params {
             ponder: false,
             eval: crate::eval::DEFAULT_EVAL.into(),
             weights: String::new(),
+            bb_path: String::new(),
+            bb_size: DEFAULT_BB_SIZE,
         }
     }
 }
+
+/// Default of `bb-size`: every table there is, up to 6 pieces.
+const DEFAULT_BB_SIZE: usize = 6;
 
 /// log2 of the number of 16-byte entries in `mb` MiB.
 fn tt_size_of(mb: usize) -> u32 {
@@ -233,6 +243,12 @@ struct Hub {
     search: Option<Search>,
     /// The evaluation the parameters select.
     evaluation: Evaluation,
+    /// The endgame tables the parameters select.
+    egdb: Option<Arc<Tables>>,
+    /// `bb-path` or `bb-size` changed since the tables were loaded.
+    tables_stale: bool,
+    /// `bb-size` was set by the client (not the default).
+    bb_size_set: bool,
 }
 
 fn pv_text(pv: &[Move]) -> String {
@@ -272,16 +288,26 @@ impl Hub {
             levels: Vec::new(),
             search: None,
             evaluation: Evaluation::default(),
+            egdb: None,
+            tables_stale: false,
+            bb_size_set: false,
         }
     }
 
     /// The engine, created or reconfigured to the declared parameters.
     fn engine(&mut self) -> &mut Engine {
+        if self.tables_stale {
+            self.tables_stale = false;
+            if let Err(e) = self.load_tables() {
+                error(&e);
+            }
+        }
         if self.engine.is_none() {
             self.applied = self.params.clone();
         }
         let engine = self.engine.get_or_insert_with(|| Engine::new(self.params.threads, self.params.hash_mb));
         engine.set_evaluation(self.evaluation.clone());
+        engine.set_egdb(self.egdb.clone());
         if self.applied.threads != self.params.threads {
             engine.set_threads(self.params.threads);
         }
@@ -304,6 +330,12 @@ impl Hub {
         emit(&format!("param name=ponder value={} type=bool", self.params.ponder));
         emit(&format!("param name=eval value={} type=enum values=\"learned hand\"", self.params.eval));
         emit(&format!("param name=weights value={} type=string", quote(&self.params.weights)));
+        emit(&format!("param name=bb-path value={} type=string", quote(&self.params.bb_path)));
+        emit(&format!(
+            "param name=bb-size value={} type=int min=0 max={}",
+            self.params.bb_size,
+            crate::egdb::MAX_PIECES
+        ));
         emit("wait");
     }
 
@@ -343,10 +375,64 @@ impl Hub {
                     Err(e) => return Err(e),
                 }
             }
+            "bb-path" | "bb-size" => {
+                if name == "bb-path" {
+                    self.params.bb_path = value.to_string();
+                    if !value.is_empty() && !std::path::Path::new(value).is_dir() {
+                        self.egdb = None;
+                        self.tables_stale = false;
+                        return Err(format!(
+                            "bb-path: {value}: no such directory; playing without endgame tables"
+                        ));
+                    }
+                } else {
+                    self.params.bb_size = parse_int(name, value, 0, crate::egdb::MAX_PIECES as u64)? as usize;
+                    self.bb_size_set = true;
+                }
+                // Loaded at `init` or the next search, once every parameter
+                // has arrived (clients send them one by one).
+                self.tables_stale = true;
+            }
             // Unknown parameters are ignored, as the protocol asks.
             _ => {}
         }
         Ok(())
+    }
+
+    /// Loads the tables `bb-path` and `bb-size` name. A damaged file leaves
+    /// the engine without tables; missing tables limit the piece count.
+    /// Either way the engine plays on, and one message says what it uses:
+    /// when it uses fewer pieces than `bb-size` asked for, or (with the
+    /// default `bb-size`) than the largest tables in the directory.
+    fn load_tables(&mut self) -> Result<(), String> {
+        self.egdb = None;
+        if self.params.bb_path.is_empty() || self.params.bb_size < 2 {
+            return Ok(());
+        }
+        let dir = std::path::Path::new(&self.params.bb_path);
+        let (tables, missing) = Tables::load(dir, self.params.bb_size)
+            .map_err(|e| format!("{e}; playing without endgame tables"))?;
+        let used = tables.max_pieces();
+        let present = Signature::all(self.params.bb_size)
+            .into_iter()
+            .filter(|s| !missing.contains(s))
+            .map(|s| s.pieces())
+            .max()
+            .unwrap_or(0);
+        let wanted = if self.bb_size_set { self.params.bb_size } else { present };
+        log::info!("endgame tables: {} tables, up to {used} pieces, from {}", tables.len(), dir.display());
+        self.egdb = (used >= 2).then(|| Arc::new(tables));
+        if used >= wanted {
+            Ok(())
+        } else if used >= 2 {
+            Err(format!(
+                "{} of the endgame tables up to {wanted} pieces are missing in {}: using up to {used} pieces",
+                Signature::all(wanted).iter().filter(|s| missing.contains(s)).count(),
+                dir.display()
+            ))
+        } else {
+            Err(format!("no complete set of endgame tables in {}: playing without them", dir.display()))
+        }
     }
 
     fn pos(&mut self, msg: &Message) -> Result<(), String> {

@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod bitboard;
+pub mod egdb;
 pub mod engine;
 pub mod eval;
 pub mod game;

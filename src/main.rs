@@ -39,6 +39,17 @@ impl EvalArgs {
     }
 }
 
+/// Endgame tables for a search.
+#[derive(clap::Args, Debug, Clone)]
+struct EgdbArgs {
+    /// Directory of endgame tables to probe (see `dammer egdb generate`).
+    #[arg(long)]
+    egdb: Option<std::path::PathBuf>,
+    /// Most pieces to probe the tables for (default: every complete piece count).
+    #[arg(long)]
+    egdb_pieces: Option<usize>,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Speak the Hub protocol on standard input and output (for GUIs and
@@ -72,6 +83,8 @@ enum Command {
         hash: usize,
         #[command(flatten)]
         eval: EvalArgs,
+        #[command(flatten)]
+        egdb: EgdbArgs,
     },
     /// Search a fixed set of positions to a fixed depth (speed and
     /// regression check); the last line is `<nodes> nodes <nps> nps`.
@@ -161,6 +174,11 @@ enum Command {
         #[command(flatten)]
         args: MatchArgs,
     },
+    /// Endgame tables: generate, verify and probe win/draw/loss bitbases.
+    Egdb {
+        #[command(subcommand)]
+        action: EgdbCommand,
+    },
     /// Count the leaves of the legal move tree (move generator test and benchmark).
     Perft {
         /// Plies to look ahead.
@@ -197,6 +215,141 @@ enum Command {
         #[arg(long)]
         result: bool,
     },
+}
+
+#[derive(Subcommand, Debug)]
+enum EgdbCommand {
+    /// Generate every table of up to --pieces pieces into --dir; tables
+    /// already there are kept, so an interrupted run resumes.
+    Generate {
+        /// Most pieces on the board (2 to 7; 5 takes about an hour here).
+        #[arg(long)]
+        pieces: usize,
+        /// Directory of the table files.
+        #[arg(long)]
+        dir: std::path::PathBuf,
+        /// Threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Recompute every quiet position's value from its successors and
+    /// report the positions where the table disagrees.
+    Verify {
+        /// Directory of the table files.
+        #[arg(long)]
+        dir: std::path::PathBuf,
+        /// Most pieces to check (default: every complete piece count).
+        #[arg(long)]
+        pieces: Option<usize>,
+        /// Threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Print the table value of a position (FEN or Hub string) and of each
+    /// of its moves.
+    Probe {
+        /// The position.
+        fen: String,
+        /// Directory of the table files.
+        #[arg(long)]
+        dir: std::path::PathBuf,
+        /// Most pieces to use (default: every complete piece count).
+        #[arg(long)]
+        pieces: Option<usize>,
+    },
+}
+
+fn run_egdb(action: EgdbCommand) -> Result<(), String> {
+    use dammer::egdb;
+    match action {
+        EgdbCommand::Generate { pieces, dir, threads } => {
+            dammer::interrupt::catch();
+            let threads = threads.unwrap_or_else(default_threads);
+            let r = egdb::generate(&dir, pieces, threads, |line| println!("{line}"))
+                .map_err(|e| e.to_string())?;
+            println!(
+                "{} tables generated ({} positions, {:.1} MB on disk), {} kept, in {}; largest pair needed {:.0} MB",
+                r.generated,
+                r.positions,
+                r.bytes as f64 / 1e6,
+                r.kept,
+                tournament::format_duration(r.elapsed),
+                r.peak_pair_bytes as f64 / 1e6
+            );
+            Ok(())
+        }
+        EgdbCommand::Verify { dir, pieces, threads } => {
+            dammer::interrupt::catch();
+            let pieces = match pieces {
+                Some(n) => n,
+                None => complete_pieces(&dir)?,
+            };
+            let threads = threads.unwrap_or_else(default_threads);
+            let r =
+                egdb::verify(&dir, pieces, threads, |line| println!("{line}")).map_err(|e| e.to_string())?;
+            for (fen, stored, expected) in &r.examples {
+                println!("inconsistent: {fen} stored {stored}, successors give {expected}");
+            }
+            if !r.missing.is_empty() {
+                let names: Vec<String> = r.missing.iter().map(|s| s.to_string()).collect();
+                println!("missing tables (not checked): {}", names.join(" "));
+            }
+            println!("{} tables, {} quiet positions checked, {} inconsistent", r.tables, r.checked, r.errors);
+            if r.errors > 0 {
+                return Err(format!("{} inconsistent positions", r.errors));
+            }
+            Ok(())
+        }
+        EgdbCommand::Probe { fen, dir, pieces } => {
+            let pos = parse_position(&fen)?;
+            let tables = load_tables(&dir, pieces)?;
+            let n = pos.occupied().count_ones();
+            let Some(v) = tables.probe(&pos) else {
+                return Err(format!(
+                    "{n} pieces: the tables in {} cover up to {} pieces",
+                    dir.display(),
+                    tables.max_pieces()
+                ));
+            };
+            println!("{}", pos);
+            println!(
+                "{v} for {} to move",
+                if pos.side() == dammer::position::Color::White { "white" } else { "black" }
+            );
+            for m in legal_moves(&pos).iter() {
+                let after =
+                    tables.probe(&pos.make(m)).map(|w| w.flip().to_string()).unwrap_or_else(|| "?".into());
+                println!("  {:<12} {after}", to_pdn(&pos, m));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The largest piece count for which `dir` holds every table.
+fn complete_pieces(dir: &std::path::Path) -> Result<usize, String> {
+    let (tables, _) = dammer::egdb::Tables::load(dir, dammer::egdb::MAX_PIECES).map_err(|e| e.to_string())?;
+    match tables.max_pieces() {
+        0 => Err(format!("{}: no complete set of endgame tables (not even 2 pieces)", dir.display())),
+        n => Ok(n),
+    }
+}
+
+fn load_tables(dir: &std::path::Path, pieces: Option<usize>) -> Result<dammer::egdb::Tables, String> {
+    let pieces = match pieces {
+        Some(n) => n,
+        None => complete_pieces(dir)?,
+    };
+    let (tables, missing) = dammer::egdb::Tables::load(dir, pieces).map_err(|e| e.to_string())?;
+    if !missing.is_empty() {
+        eprintln!(
+            "dammer: {} of the tables up to {pieces} pieces are missing in {}; using up to {} pieces",
+            missing.len(),
+            dir.display(),
+            tables.max_pieces()
+        );
+    }
+    Ok(tables)
 }
 
 fn parse_position(text: &str) -> Result<Position, String> {
@@ -288,7 +441,12 @@ fn run_legal(positions: &[String], with_result: bool) -> Result<(), String> {
 
 fn format_score(score: i32) -> String {
     let s = dammer::search::format_score(score);
-    if score >= dammer::search::WIN_BAND {
+    let table_band = dammer::search::TB_WIN - 1_000..=dammer::search::TB_WIN;
+    if table_band.contains(&score) {
+        format!("{s} (table win)")
+    } else if table_band.contains(&-score) {
+        format!("{s} (table loss)")
+    } else if score >= dammer::search::WIN_BAND {
         format!("{s} (win in {})", dammer::search::WIN - score)
     } else if score <= -dammer::search::WIN_BAND {
         format!("{s} (loss in {})", dammer::search::WIN + score)
@@ -307,8 +465,14 @@ fn run_analyse(
     threads: usize,
     hash: usize,
     eval: &EvalArgs,
+    egdb: &EgdbArgs,
 ) -> Result<(), String> {
     let evaluation = eval.evaluation()?;
+    let tables = match &egdb.egdb {
+        Some(dir) => Some(std::sync::Arc::new(load_tables(dir, egdb.egdb_pieces)?)),
+        None if egdb.egdb_pieces.is_some() => return Err("--egdb-pieces needs --egdb DIR".into()),
+        None => None,
+    };
     let fen = fen.unwrap_or_else(|| START_FEN.to_string());
     let mut game = Game::from_text(&fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
     for text in moves.split_whitespace() {
@@ -331,6 +495,7 @@ fn run_analyse(
     let limits = Limits { depth, nodes, move_time, analysis: true, ..Limits::default() };
     let mut engine = Engine::new(threads, hash);
     engine.set_evaluation(evaluation);
+    engine.set_egdb(tables);
     let start = *game.position();
     println!("{}", start);
     println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
@@ -588,8 +753,8 @@ fn main() -> ExitCode {
         }
         Command::Perft { depth, fen, divide, threads } => run_perft(depth, &fen, divide, threads as usize),
         Command::Show { fen, moves } => run_show(&fen, &moves),
-        Command::Analyse { fen, moves, depth, time, nodes, threads, hash, eval } => {
-            run_analyse(fen, &moves, depth, time, nodes, threads, hash, &eval)
+        Command::Analyse { fen, moves, depth, time, nodes, threads, hash, eval, egdb } => {
+            run_analyse(fen, &moves, depth, time, nodes, threads, hash, &eval, &egdb)
         }
         Command::Selfplay { out, games, nodes, threads, random_plies, seed, max_plies, eval } => {
             eval.evaluation().and_then(|evaluation| {
@@ -613,6 +778,7 @@ fn main() -> ExitCode {
             threads,
         ),
         Command::Bench { depth, threads, hash } => run_bench(depth, threads, hash),
+        Command::Egdb { action } => run_egdb(action),
         Command::Legal { positions, result } => run_legal(&positions, result),
         Command::Match { args } => match_config(args, &engine_groups).and_then(|cfg| run_match(&cfg)),
     };

@@ -145,6 +145,12 @@ pub fn generate(pos: &Position, list: &mut MoveList) {
     }
 }
 
+/// Whether `m` (a move of `pos`) turns a man into a king.
+#[inline]
+pub fn is_promotion(pos: &Position, m: &Move) -> bool {
+    pos.kings() >> m.from & 1 == 0 && (1u64 << m.to) & pos.side().promotion_row() != 0
+}
+
 /// The legal moves of `pos` as a fresh list (convenient outside hot loops).
 pub fn legal_moves(pos: &Position) -> MoveList {
     let mut l = MoveList::new();

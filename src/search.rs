@@ -9,9 +9,10 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::egdb::{Tables, Wdl};
 use crate::eval::{Evaluation, Score};
-use crate::game::{draw_by_rule, PlyState};
-use crate::movegen::{forward_steps, generate, has_capture, Move, MoveList};
+use crate::game::{draw_by_rule, EndgameRule, PlyState};
+use crate::movegen::{forward_steps, generate, has_capture, is_promotion, Move, MoveList};
 use crate::position::Position;
 use crate::timeman::Budget;
 use crate::tt::{score_from_tt, score_to_tt, Bound, Entry, TranspositionTable};
@@ -81,7 +82,30 @@ pub struct Shared<'a> {
     pub node_limit: Option<u64>,
     /// The evaluation.
     pub eval: &'a Evaluation,
+    /// Endgame tables to probe, if any.
+    pub egdb: Option<&'a Tables>,
+    /// How the tables' wins and losses are used in the tree.
+    pub egdb_mode: EgdbMode,
+    /// Root moves to search (all legal moves when empty): the tables keep
+    /// only the moves that preserve the root's result.
+    pub root_moves: &'a [Move],
 }
+
+/// How the search uses table results below the root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EgdbMode {
+    /// Draws, wins and losses end the line with a table score.
+    #[default]
+    Full,
+    /// The root itself is a table win or loss and its moves are already
+    /// filtered: only draws end a line, so that the search looks for the real
+    /// win (or the longest resistance) instead of seeing every line as equal.
+    DrawsOnly,
+}
+
+/// A table win `ply` plies from the root: 90.00 minus the ply, inside the
+/// 80-90 band the Hub protocol gives to database wins.
+pub const TB_WIN: Score = 9_000;
 
 /// Progress of the search after an iteration (or during a long one).
 #[derive(Clone, Debug, PartialEq)]
@@ -161,6 +185,8 @@ pub struct Searcher<'a> {
     stopped: bool,
     root_moves: Vec<Move>,
     root_depth: i32,
+    /// Scratch list for capture sequences in table probes.
+    probe_list: MoveList,
     timer: Option<Timer>,
     clock_start: Instant,
     last_report: Instant,
@@ -211,6 +237,7 @@ impl<'a> Searcher<'a> {
             stopped: false,
             root_moves: Vec::new(),
             root_depth: 0,
+            probe_list: MoveList::new(),
             timer: None,
             clock_start: now,
             last_report: now,
@@ -295,6 +322,9 @@ impl<'a> Searcher<'a> {
         let mut list = MoveList::new();
         generate(&self.root, &mut list);
         self.root_moves = list.iter().copied().collect();
+        if !self.shared.root_moves.is_empty() {
+            self.root_moves.retain(|m| self.shared.root_moves.contains(m));
+        }
         if self.root_moves.is_empty() {
             return RootResult { score: -WIN, ..RootResult::default() };
         }
@@ -446,6 +476,25 @@ impl<'a> Searcher<'a> {
         best
     }
 
+    /// The table score of `pos` if the tables settle it. A table win or loss
+    /// is not trusted where a 16- or 5-move endgame rule may end the game
+    /// first (the tables ignore those rules); a draw always is.
+    #[inline]
+    fn probe_tables(&mut self, pos: &Position, ply: usize) -> Option<Score> {
+        let tables = self.shared.egdb?;
+        if pos.occupied().count_ones() as usize > tables.max_pieces() {
+            return None;
+        }
+        let v = tables.probe_with(pos, &mut self.probe_list)?;
+        let trusted = self.shared.egdb_mode == EgdbMode::Full && EndgameRule::of(pos).is_none();
+        match v {
+            Wdl::Draw => Some(0),
+            Wdl::Win if trusted => Some(TB_WIN - ply as Score),
+            Wdl::Loss if trusted => Some(-(TB_WIN - ply as Score)),
+            _ => None,
+        }
+    }
+
     /// Records the child of ply `ply` (reached by `m`) on the line's stacks.
     #[inline]
     fn push(&mut self, ply: usize, pos: &Position, m: &Move, child: &Position) {
@@ -516,6 +565,9 @@ impl<'a> Searcher<'a> {
         beta = beta.min(WIN - ply as Score - 1);
         if alpha >= beta {
             return alpha;
+        }
+        if let Some(s) = self.probe_tables(pos, ply) {
+            return s;
         }
         if depth <= 0 || ply >= MAX_PLY - 8 {
             return self.quiesce(pos, alpha, beta, ply, true);
@@ -739,6 +791,9 @@ impl<'a> Searcher<'a> {
             if !has_any_quiet_move(pos) {
                 return -(WIN - ply as Score);
             }
+            if let Some(s) = self.probe_tables(pos, ply) {
+                return s;
+            }
             let stand = self.shared.eval.evaluate(pos);
             if stand >= beta || !can_crown(pos) {
                 return stand;
@@ -767,10 +822,6 @@ fn can_crown(pos: &Position) -> bool {
 
 const TT_MOVE_SCORE: i32 = 1 << 30;
 const KILLER_SCORE: i32 = 1 << 28;
-
-fn is_promotion(pos: &Position, m: &Move) -> bool {
-    pos.kings() >> m.from & 1 == 0 && (1u64 << m.to) & pos.side().promotion_row() != 0
-}
 
 /// Whether the side to move has any legal move.
 fn has_any_move(pos: &Position) -> bool {

@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{random_game, shuffle_kings, Rng};
+use common::{loses_within, random_game, shortest_win, shuffle_kings, Rng};
 use dammer::engine::Engine;
 use dammer::eval::evaluate;
 use dammer::game::Game;
@@ -24,26 +24,6 @@ fn depth(d: u32) -> Limits {
 fn search(fen: &str, limits: &Limits) -> dammer::engine::SearchResult {
     let game = Game::from_text(fen).unwrap();
     Engine::new(1, 16).search_quietly(&game, limits)
-}
-
-/// Whether the side to move can force the opponent out of moves within `n` plies.
-fn wins_within(pos: &Position, n: u32) -> bool {
-    if n == 0 {
-        return false;
-    }
-    legal_moves(pos).iter().any(|m| loses_within(&pos.make(m), n - 1))
-}
-
-fn loses_within(pos: &Position, n: u32) -> bool {
-    let moves = legal_moves(pos);
-    if moves.is_empty() {
-        return true;
-    }
-    n > 0 && moves.iter().all(|m| wins_within(&pos.make(m), n - 1))
-}
-
-fn shortest_win(pos: &Position, max: u32) -> Option<u32> {
-    (1..=max).step_by(2).find(|&n| wins_within(pos, n))
 }
 
 #[test]

@@ -284,7 +284,7 @@ impl PatternWeights {
 const MAGIC: &[u8; 8] = b"DAMMERW\0";
 const VERSION: u32 = 1;
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 

@@ -89,3 +89,27 @@ pub fn shuffle_kings(g: &mut Game, plies: usize) {
         g.play(best).unwrap();
     }
 }
+
+/// Whether the side to move can force the opponent out of moves within `n`
+/// plies (plain minimax over every legal move: slow, but independent of the
+/// engine's search).
+pub fn wins_within(pos: &Position, n: u32) -> bool {
+    if n == 0 {
+        return false;
+    }
+    legal_moves(pos).iter().any(|m| loses_within(&pos.make(m), n - 1))
+}
+
+/// Whether the side to move runs out of moves within `n` plies whatever it plays.
+pub fn loses_within(pos: &Position, n: u32) -> bool {
+    let moves = legal_moves(pos);
+    if moves.is_empty() {
+        return true;
+    }
+    n > 0 && moves.iter().all(|m| wins_within(&pos.make(m), n - 1))
+}
+
+/// The shortest forced win in plies, up to `max`.
+pub fn shortest_win(pos: &Position, max: u32) -> Option<u32> {
+    (1..=max).step_by(2).find(|&n| wins_within(pos, n))
+}
