@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""Writes balanced endgame start positions (one FEN a line) for matches that
-exercise the endgame tables: 6 or 7 pieces, men and at most one king a side,
-equal material or one man up, no capture pending for either side, White to
-move. Deterministic (seed 1); checked with `dammer legal`.
+"""Writes endgame start positions (one FEN a line) for matches that exercise
+the endgame tables: PIECES pieces (e.g. 6,7), men and at most one king a
+side (each piece a king with probability KING_SHARE, besides men that would
+stand on their crowning row), the same number of pieces a side or one more
+for White, no capture pending for either side, White to move.
+Deterministic (seed 1); checked with `dammer legal`.
 
-usage: bench/make_endgames.py DAMMER_BINARY COUNT > bench/endgames-7.fen
+usage: bench/make_endgames.py DAMMER_BINARY COUNT [PIECES [KING_SHARE]] > FILE
+  bench/make_endgames.py target/release/dammer 40 6,7,7 0.25 > bench/endgames-7.fen
+  bench/make_endgames.py target/release/dammer 50 8 0 > bench/endgames-8.fen
 """
 import random
 import subprocess
 import sys
 
 
-def candidate(rng):
-    total = rng.choice([6, 7, 7])
+def candidate(rng, sizes, king_share):
+    total = rng.choice(sizes)
     white_n = total // 2 + (rng.random() < 0.5 and total % 2)
     black_n = total - white_n
     squares = rng.sample(range(1, 51), total)
@@ -21,7 +25,7 @@ def candidate(rng):
         out = []
         king_given = False
         for s in pieces:
-            if s in promo_row or (not king_given and rng.random() < 0.25):
+            if s in promo_row or (not king_given and rng.random() < king_share):
                 out.append(f"K{s}")
                 king_given = True
             else:
@@ -36,10 +40,12 @@ def candidate(rng):
 
 def main():
     dammer, count = sys.argv[1], int(sys.argv[2])
+    sizes = [int(n) for n in (sys.argv[3] if len(sys.argv) > 3 else "6,7,7").split(",")]
+    king_share = float(sys.argv[4]) if len(sys.argv) > 4 else 0.25
     rng = random.Random(1)
     out = []
     while len(out) < count:
-        batch = [c for c in (candidate(rng) for _ in range(200)) if c]
+        batch = [c for c in (candidate(rng, sizes, king_share) for _ in range(200)) if c]
         flipped = ["B" + c[1:] for c in batch]
         res = subprocess.run([dammer, "legal", *batch, *flipped], capture_output=True, text=True, check=True)
         lines = res.stdout.splitlines()
