@@ -5,15 +5,17 @@
 //! other. Captures and promotions lead into tables generated before (fewer
 //! pieces, or fewer men), which are probed.
 //!
-//! Generation is a fixpoint over one byte per position: a first pass settles
-//! positions without moves, capture positions and wins by promotion; then
-//! each pass re-examines only positions that have a successor decided in the
-//! pass before (found by generating "unmoves" from every newly decided
-//! position), marks a position won when a successor is lost for the
-//! opponent, lost when every successor is won for the opponent. What is left
-//! undecided when nothing changes is a draw. Values only ever go from unknown
-//! to decided, so threads reading a byte while another writes it see either
-//! value and the fixpoint is the same.
+//! Generation is retrograde analysis over one value byte and one counter
+//! byte per position. A first pass settles positions without moves, capture
+//! positions and wins by promotion, and counts each position's successors
+//! inside the pair. Then each pass takes the positions decided in the pass
+//! before and "unmoves" the opponent's last move to reach their
+//! predecessors: a lost successor makes a predecessor won; a won successor
+//! lowers its counter, and the last one makes it lost (unless a promotion
+//! offered a way out). Each move is told exactly once. What is undecided
+//! when a pass decides nothing is a draw. Values only go from unknown to
+//! decided (by compare-and-swap), so any thread order reaches the same
+//! tables.
 
 use super::{locate, position_at, EgdbError, Signature, Table, Tables, Wdl};
 use crate::bitboard::{shift, slide, Bits, Dir, DIRS};
@@ -75,18 +77,15 @@ pub struct VerifyReport {
 struct Pair {
     sigs: Vec<Signature>,
     values: Vec<Vec<AtomicU8>>,
+    /// Per undecided quiet position: its successors inside the pair not yet
+    /// known to be won for the opponent.
+    counts: Vec<Vec<AtomicU8>>,
 }
 
 impl Pair {
     #[inline]
     fn slot(&self, sig: &Signature) -> usize {
         usize::from(self.sigs[0] != *sig)
-    }
-
-    #[inline]
-    fn value(&self, pos: &Position) -> u8 {
-        let (sig, i) = locate(pos);
-        self.values[self.slot(&sig)][i as usize].load(Ordering::Relaxed)
     }
 }
 
@@ -149,8 +148,8 @@ pub fn generate(
         let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
         let t0 = Instant::now();
         let tables = generate_pair(&pool, &pair, &done, &mut progress)?;
-        // One value byte and two dirty bits per position.
-        report.peak_pair_bytes = report.peak_pair_bytes.max(size * 5 / 4);
+        // A value byte, a counter byte and two frontier bits per position.
+        report.peak_pair_bytes = report.peak_pair_bytes.max(size * 9 / 4);
         for t in tables {
             let path = t.write(dir)?;
             report.bytes += std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
@@ -184,15 +183,19 @@ fn generate_pair(
     let pair = Pair {
         sigs: sigs.to_vec(),
         values: sigs.iter().map(|s| atomic_vec(s.size() as usize, || AtomicU8::new(UNKNOWN))).collect(),
+        counts: sigs.iter().map(|s| atomic_vec(s.size() as usize, || AtomicU8::new(0))).collect(),
     };
     let words: Vec<usize> = sigs.iter().map(|s| s.size().div_ceil(64) as usize).collect();
-    let mut dirty: Vec<Vec<AtomicU64>> = words.iter().map(|&w| atomic_vec(w, || AtomicU64::new(0))).collect();
+    let mut frontier: Vec<Vec<AtomicU64>> =
+        words.iter().map(|&w| atomic_vec(w, || AtomicU64::new(0))).collect();
     let mut next: Vec<Vec<AtomicU64>> = words.iter().map(|&w| atomic_vec(w, || AtomicU64::new(0))).collect();
     let missing = AtomicBool::new(false);
     let mut last_report = Instant::now();
     let name = sigs.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" + ");
 
-    // Pass 0: terminal positions, captures, promotions.
+    // First pass: terminal positions, captures, promotions, and the count of
+    // each position's successors inside the pair. Everything it decides is
+    // the first frontier.
     for (t, sig) in sigs.iter().enumerate() {
         let len = sig.size();
         for chunk in (0..len).step_by(CHUNK as usize) {
@@ -201,10 +204,11 @@ fn generate_pair(
             }
             pool.install(|| {
                 (chunk..(chunk + CHUNK).min(len)).into_par_iter().for_each_init(MoveList::new, |list, i| {
-                    let v = first_value(sig, i, done, list, &missing);
+                    let (v, count) = first_value(sig, i, done, list, &missing);
                     pair.values[t][i as usize].store(v, Ordering::Relaxed);
-                    if v == UNKNOWN || v == NO_LOSS {
-                        dirty[t][(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
+                    pair.counts[t][i as usize].store(count, Ordering::Relaxed);
+                    if matches!(v & VALUE, WIN | LOSS) {
+                        frontier[t][(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
                     }
                 })
             });
@@ -219,10 +223,12 @@ fn generate_pair(
         return Err(EgdbError::Missing(need.unwrap_or(sigs[0])));
     }
 
-    // Fixpoint passes over the positions whose successors changed.
+    // Retrograde passes: every position decided in the pass before tells
+    // its predecessors (in the twin table) once. A lost successor makes a
+    // win; the last successor to turn out won makes a loss.
     let mut pass = 1;
     loop {
-        let changed = AtomicU64::new(0);
+        let decided = AtomicU64::new(0);
         for (t, sig) in sigs.iter().enumerate() {
             for chunk in (0..words[t]).step_by((CHUNK / 64) as usize) {
                 if crate::interrupt::requested() {
@@ -230,29 +236,29 @@ fn generate_pair(
                 }
                 let end = (chunk + (CHUNK / 64) as usize).min(words[t]);
                 pool.install(|| {
-                    (chunk..end).into_par_iter().for_each_init(MoveList::new, |list, w| {
-                        let mut bits = dirty[t][w].swap(0, Ordering::Relaxed);
+                    (chunk..end).into_par_iter().for_each(|w| {
+                        let mut bits = frontier[t][w].swap(0, Ordering::Relaxed);
                         while bits != 0 {
                             let i = w as u64 * 64 + u64::from(bits.trailing_zeros());
                             bits &= bits - 1;
-                            if let Some(pos) = settle(&pair, t, sig, i, list) {
-                                changed.fetch_add(1, Ordering::Relaxed);
-                                mark_predecessors(&pair, &pos, &next);
+                            let won = pair.values[t][i as usize].load(Ordering::Relaxed) & VALUE == WIN;
+                            if let Some(pos) = position_at(sig, i) {
+                                decided.fetch_add(propagate(&pair, &pos, won, &next), Ordering::Relaxed);
                             }
                         }
                     })
                 });
             }
         }
-        let changed = changed.load(Ordering::Relaxed);
+        let decided = decided.load(Ordering::Relaxed);
         if last_report.elapsed() > Duration::from_secs(10) {
-            progress(&format!("{name}: pass {pass}, {changed} positions decided"));
+            progress(&format!("{name}: pass {pass}, {decided} positions decided"));
             last_report = Instant::now();
         }
-        if changed == 0 {
+        if decided == 0 {
             break;
         }
-        std::mem::swap(&mut dirty, &mut next);
+        std::mem::swap(&mut frontier, &mut next);
         pass += 1;
     }
 
@@ -285,88 +291,91 @@ fn code(v: Wdl) -> u8 {
     }
 }
 
-/// The first-pass value of index `i`: exact for broken indices, positions
-/// without moves and capture positions; a win or the `NO_LOSS` flag from
-/// promotions; otherwise unknown.
-fn first_value(sig: &Signature, i: u64, done: &Tables, list: &mut MoveList, missing: &AtomicBool) -> u8 {
+/// The first-pass value of index `i` and its number of successors inside
+/// the pair: exact values for broken indices, positions without moves and
+/// capture positions; a win or the `NO_LOSS` flag from promotions; a loss
+/// when every move is a promotion to a position won for the opponent;
+/// otherwise unknown.
+fn first_value(
+    sig: &Signature,
+    i: u64,
+    done: &Tables,
+    list: &mut MoveList,
+    missing: &AtomicBool,
+) -> (u8, u8) {
     let Some(pos) = position_at(sig, i) else {
-        return BROKEN;
+        return (BROKEN, 0);
     };
     generate_moves(&pos, list);
     if list.is_empty() {
-        return LOSS;
+        return (LOSS, 0);
     }
     let capture = list.as_slice()[0].is_capture();
-    let moves: Vec<_> = if capture || list.iter().any(|m| is_promotion(&pos, m)) {
-        list.iter().copied().collect()
-    } else {
-        return UNKNOWN;
-    };
+    let promotions = list.iter().filter(|m| is_promotion(&pos, m)).count();
+    // At most 4 steps from each of 7 pieces' squares per direction: fits.
+    let inside = if capture { 0 } else { (list.len() - promotions) as u8 };
+    if !capture && promotions == 0 {
+        return (UNKNOWN, inside);
+    }
+    let moves: Vec<_> = list.iter().copied().filter(|m| capture || is_promotion(&pos, m)).collect();
     let mut best = Wdl::Loss;
     for m in moves {
-        if !capture && !is_promotion(&pos, &m) {
-            continue;
-        }
         match done.probe_with(&pos.make(&m), list).map(Wdl::flip) {
-            Some(Wdl::Win) => return WIN | if capture { CAPTURE } else { 0 },
+            Some(Wdl::Win) => return (WIN | if capture { CAPTURE } else { 0 }, inside),
             Some(v) => best = best.max(v),
             None => missing.store(true, Ordering::Relaxed),
         }
     }
     if capture {
-        code(best) | CAPTURE
+        (code(best) | CAPTURE, 0)
     } else if best == Wdl::Draw {
-        NO_LOSS
+        (NO_LOSS, inside)
+    } else if inside == 0 {
+        (LOSS, 0)
     } else {
-        UNKNOWN
+        (UNKNOWN, inside)
     }
 }
 
-/// Re-examines an undecided position; returns it if it is now decided.
-fn settle(pair: &Pair, t: usize, sig: &Signature, i: u64, list: &mut MoveList) -> Option<Position> {
-    let cell = &pair.values[t][i as usize];
-    let v = cell.load(Ordering::Relaxed);
-    if v & VALUE != UNKNOWN {
-        return None;
-    }
-    let pos = position_at(sig, i)?;
-    generate_moves(&pos, list);
-    let mut all_won = v & NO_LOSS == 0;
-    for m in list.iter() {
-        if is_promotion(&pos, m) {
-            continue;
-        }
-        match pair.value(&pos.make(m)) & VALUE {
-            LOSS => {
-                cell.store(WIN, Ordering::Relaxed);
-                return Some(pos);
-            }
-            WIN => {}
-            _ => all_won = false,
-        }
-    }
-    if all_won {
-        cell.store(LOSS, Ordering::Relaxed);
-        return Some(pos);
-    }
-    None
-}
-
-/// Marks, in `next`, every position of the twin table from which the
-/// opponent reached `pos` by a quiet move inside the pair.
-fn mark_predecessors(pair: &Pair, pos: &Position, next: &[Vec<AtomicU64>]) {
+/// Tells every predecessor of `pos` (just decided: won if `won`, else lost)
+/// in the twin table, marking the ones it decides in `next`; returns how
+/// many it decided. Predecessors are the positions from which the opponent
+/// reached `pos` by a quiet move that is not a promotion: each such move is
+/// told exactly once, which is what the counts rely on.
+fn propagate(pair: &Pair, pos: &Position, won: bool, next: &[Vec<AtomicU64>]) -> u64 {
     // `pos` has White to move (tables are normalised), so Black moved last.
     let white = pos.pieces(Color::White);
     let black = pos.pieces(Color::Black);
     let kings = pos.kings();
     let occupied = white | black;
-    let mark = |from: u64, to: u64, king: bool| {
+    let mut decided = 0;
+    let mut tell = |from: u64, to: u64, king: bool| {
         let b = black ^ from ^ to;
         let k = if king { kings ^ from ^ to } else { kings };
-        if let Ok(p) = Position::from_parts(white, b, k, Color::Black) {
-            if !has_capture(&p) {
-                let (sig, i) = locate(&p);
-                next[pair.slot(&sig)][(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
+        let Ok(p) = Position::from_parts(white, b, k, Color::Black) else { return };
+        if has_capture(&p) {
+            // Not a legal move there: the capture was forced.
+            return;
+        }
+        let (sig, i) = locate(&p);
+        let t = pair.slot(&sig);
+        let cell = &pair.values[t][i as usize];
+        let v = cell.load(Ordering::Relaxed);
+        if v & VALUE != UNKNOWN {
+            return;
+        }
+        let new = if !won {
+            Some(WIN)
+        } else if pair.counts[t][i as usize].fetch_sub(1, Ordering::Relaxed) == 1 && v & NO_LOSS == 0 {
+            Some(LOSS)
+        } else {
+            None
+        };
+        if let Some(new) = new {
+            // Another thread may decide it at the same moment: one of them does.
+            if cell.compare_exchange(v, new, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                next[t][(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
+                decided += 1;
             }
         }
     };
@@ -375,17 +384,18 @@ fn mark_predecessors(pair: &Pair, pos: &Position, next: &[Vec<AtomicU64>]) {
         for d in [Dir::NorthWest, Dir::NorthEast] {
             let from = shift(1 << b, d) & !occupied;
             if from != 0 {
-                mark(from, 1 << b, false);
+                tell(from, 1 << b, false);
             }
         }
     }
     for b in Bits(black & kings) {
         for d in DIRS {
             for e in Bits(slide(b as usize, d, occupied).0) {
-                mark(1 << e, 1 << b, true);
+                tell(1 << e, 1 << b, true);
             }
         }
     }
+    decided
 }
 
 /// Checks every quiet position of every table of up to `max_pieces` pieces
