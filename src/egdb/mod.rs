@@ -27,7 +27,6 @@ use crate::bitboard::Bitboard;
 use crate::eval::pattern::fnv1a;
 use crate::movegen::{generate_captures, has_capture, MoveList};
 use crate::position::{Color, Position};
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -181,6 +180,13 @@ impl Signature {
         }
         out.sort_by_key(|s| (s.pieces(), s.us_men + s.them_men, s.us_men.max(s.them_men), *s));
         out
+    }
+
+    /// A small number unique to the signature (each count is below 8).
+    #[inline]
+    pub const fn code(&self) -> usize {
+        ((self.us_men as usize * 8 + self.us_kings as usize) * 8 + self.them_men as usize) * 8
+            + self.them_kings as usize
     }
 
     /// File name of the table, e.g. `2m1k-1m0k.wdl` for two men and a king
@@ -564,7 +570,8 @@ impl Table {
 /// A set of tables, probed with captures resolved.
 #[derive(Debug, Default)]
 pub struct Tables {
-    tables: HashMap<Signature, Table>,
+    /// Indexed by [`Signature::code`]: a probe costs no hashing.
+    tables: Vec<Option<Box<Table>>>,
     max_pieces: usize,
 }
 
@@ -601,7 +608,11 @@ impl Tables {
 
     /// Adds a table.
     pub fn insert(&mut self, t: Table) {
-        self.tables.insert(t.sig, t);
+        let code = t.sig.code();
+        if self.tables.len() <= code {
+            self.tables.resize_with(code + 1, || None);
+        }
+        self.tables[code] = Some(Box::new(t));
     }
 
     /// Sets the most pieces that probes use (up to what is loaded).
@@ -616,22 +627,22 @@ impl Tables {
 
     /// Number of tables held.
     pub fn len(&self) -> usize {
-        self.tables.len()
+        self.tables.iter().flatten().count()
     }
 
     /// Whether no table is held.
     pub fn is_empty(&self) -> bool {
-        self.tables.is_empty()
+        self.tables.iter().all(Option::is_none)
     }
 
     /// Total compressed size in bytes.
     pub fn bytes(&self) -> usize {
-        self.tables.values().map(Table::bytes).sum()
+        self.tables.iter().flatten().map(|t| t.bytes()).sum()
     }
 
     /// The table of `sig`, if held.
     pub fn table(&self, sig: &Signature) -> Option<&Table> {
-        self.tables.get(sig)
+        self.tables.get(sig.code()).and_then(|t| t.as_deref())
     }
 
     /// The value of `pos` for its side to move, or `None` if it has too
@@ -658,17 +669,27 @@ impl Tables {
             return self.probe_captures(pos, list);
         }
         let (sig, index) = locate(pos);
-        self.tables.get(&sig).map(|t| t.get(index))
+        self.table(&sig).map(|t| t.get(index))
     }
 
     /// The best value over the captures of `pos` (which must have one).
     fn probe_captures(&self, pos: &Position, list: &mut MoveList) -> Option<Wdl> {
         list.clear();
         generate_captures(pos, list);
-        let moves: Vec<_> = list.iter().copied().collect();
+        // Copied out, since the successors' probes reuse the list; small
+        // positions have few captures, so a stack buffer almost always does.
+        let mut buffer = [crate::movegen::Move::default(); 16];
+        let heap: Vec<crate::movegen::Move>;
+        let moves: &[crate::movegen::Move] = if list.len() <= buffer.len() {
+            buffer[..list.len()].copy_from_slice(list.as_slice());
+            &buffer[..list.len()]
+        } else {
+            heap = list.as_slice().to_vec();
+            &heap
+        };
         let mut best = Some(Wdl::Loss);
         for m in moves {
-            match self.probe_with(&pos.make(&m), list).map(Wdl::flip) {
+            match self.probe_with(&pos.make(m), list).map(Wdl::flip) {
                 Some(Wdl::Win) => return Some(Wdl::Win),
                 Some(v) => best = best.map(|b| b.max(v)),
                 None => best = None,
