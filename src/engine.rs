@@ -190,10 +190,12 @@ impl Engine {
             root_moves: &root_moves,
         };
         // A table win or loss at the root is reported in the database band
-        // until the search finds the actual distance.
+        // until the search finds the actual distance, except where a 16- or
+        // 5-move rule may draw the game first (the tables ignore it).
+        let counted = crate::game::EndgameRule::of(&pos).is_some();
         let table_score = |score: Score| match root_wdl {
-            Some(Wdl::Win) if score < WIN_BAND => TB_WIN - 1,
-            Some(Wdl::Loss) if score > -WIN_BAND => -(TB_WIN - 1),
+            Some(Wdl::Win) if score < WIN_BAND && !counted => TB_WIN - 1,
+            Some(Wdl::Loss) if score > -WIN_BAND && !counted => -(TB_WIN - 1),
             _ => score,
         };
         let mut report = |info: &Info| {
