@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use crate::egdb::{Tables, Wdl};
 use crate::eval::{Evaluation, Score};
 use crate::game::{draw_by_rule, EndgameRule, PlyState};
-use crate::movegen::{forward_steps, generate, has_capture, is_promotion, Move, MoveList};
+use crate::movegen::{
+    forward_steps, generate, generate_captures, generate_quiet, has_capture, is_promotion, Move, MoveList,
+};
 use crate::position::Position;
 use crate::timeman::Budget;
 use crate::tt::{score_from_tt, score_to_tt, Bound, Entry, TranspositionTable};
@@ -216,6 +218,7 @@ impl<'a> Searcher<'a> {
             keys.push(root.key());
         }
         let root_index = keys.len() - 1;
+        keys.resize(root_index + MAX_PLY + 2, 0);
         let now = Instant::now();
         Searcher {
             shared,
@@ -223,7 +226,7 @@ impl<'a> Searcher<'a> {
             root,
             keys,
             root_index,
-            states: vec![state],
+            states: vec![state; MAX_PLY + 2],
             lists: (0..MAX_PLY + 1).map(|_| MoveList::new()).collect(),
             order: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
             killers: [[None; 2]; MAX_PLY],
@@ -499,11 +502,10 @@ impl<'a> Searcher<'a> {
     #[inline]
     fn push(&mut self, ply: usize, pos: &Position, m: &Move, child: &Position) {
         self.shared.tt.prefetch(child.key());
-        let state = self.states[ply].after(pos, m, child);
-        self.states.truncate(ply + 1);
-        self.states.push(state);
-        self.keys.truncate(self.root_index + ply + 1);
-        self.keys.push(child.key());
+        // Both stacks are allocated for the deepest line: entries past the
+        // current ply are stale and never read.
+        self.states[ply + 1] = self.states[ply].after(pos, m, child);
+        self.keys[self.root_index + ply + 1] = child.key();
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -730,17 +732,23 @@ impl<'a> Searcher<'a> {
 
     /// Searches the moves of `pos` at the horizon (only the crowning ones
     /// when `crowning_only`); returns the best score, or -INFINITY when no
-    /// move qualified. A position without any move has lost.
+    /// move qualified. A position without any move has lost. `capture` is
+    /// whether the side to move must capture, which the caller knows.
     fn quiesce_moves(
         &mut self,
         pos: &Position,
-        mut alpha: Score,
-        beta: Score,
+        (mut alpha, beta): (Score, Score),
         ply: usize,
+        capture: bool,
         crowning_only: bool,
     ) -> Score {
         let mut list = std::mem::take(&mut self.lists[ply]);
-        generate(pos, &mut list);
+        list.clear();
+        if capture {
+            generate_captures(pos, &mut list);
+        } else {
+            generate_quiet(pos, &mut list);
+        }
         if list.is_empty() {
             self.lists[ply] = list;
             return -(WIN - ply as Score);
@@ -800,9 +808,9 @@ impl<'a> Searcher<'a> {
             }
             // A man about to be crowned is worth a king: try crowning moves
             // beyond the horizon, as captures are.
-            return self.quiesce_moves(pos, stand.max(alpha), beta, ply, true).max(stand);
+            return self.quiesce_moves(pos, (stand.max(alpha), beta), ply, false, true).max(stand);
         }
-        self.quiesce_moves(pos, alpha, beta, ply, false)
+        self.quiesce_moves(pos, (alpha, beta), ply, capture, false)
     }
 }
 
