@@ -12,9 +12,10 @@
 //! once for White and once for Black on the turned board, and the score is
 //! exactly colour-symmetric.
 //!
-//! Speed: each board row yields, in one look-up, the base-3 codes of its
-//! four column pairs as seen by White and by Black; a window index is then
-//! four codes combined.
+//! Speed: each board row yields, in one look-up per row offset, the base-3
+//! codes of its four column pairs already scaled for that offset, packed
+//! side by side; the indices of four neighbouring windows are then the sum
+//! of four such look-ups.
 
 use crate::bitboard::{square_bb, Bits};
 use crate::position::{Color, Position};
@@ -54,30 +55,41 @@ const fn row_base(r: usize) -> u32 {
     (5 * r + r / 2) as u32
 }
 
-/// For each (white 5 bits, black 5 bits) of a row: bytes 0-3 are White's
-/// codes of square pairs (j, j+1) for j = 0..3 (digit: 0 empty, 1 white,
-/// 2 black; code = d(j) + 3 d(j+1)); bytes 4-7 the same seen by Black on
-/// the turned board (square j is 4 - j, colours swapped).
-static ROW_CODES: std::sync::LazyLock<Box<[u64; 1024]>> = std::sync::LazyLock::new(|| {
-    let mut t = Box::new([0u64; 1024]);
+/// For each row offset `k` inside a window (0..4) and each (white 5 bits,
+/// black 5 bits) of a row: four 16-bit fields, field j holding White's base-3
+/// code of the row's square pair (j, j+1) (digit: 0 empty, 1 white, 2
+/// black; code = d(j) + 3 d(j+1)) times 9^k. Summing the entries of a
+/// window's four rows gives the indices of the four windows side by side at
+/// once (at most 6560 each, so no field overflows into the next).
+static FWD_ROWS: std::sync::LazyLock<Box<[[u64; 1024]; 4]>> = std::sync::LazyLock::new(|| row_tables(false));
+/// The same seen by Black on the turned board (square j is 4 - j, colours
+/// swapped).
+static ROT_ROWS: std::sync::LazyLock<Box<[[u64; 1024]; 4]>> = std::sync::LazyLock::new(|| row_tables(true));
+
+fn row_tables(turned: bool) -> Box<[[u64; 1024]; 4]> {
+    let mut t = Box::new([[0u64; 1024]; 4]);
+    let digit = |j: u64, own: u64, opp: u64| ((own >> j) & 1) + 2 * ((opp >> j) & 1);
     for w in 0..32u64 {
         for b in 0..32u64 {
             if w & b != 0 {
                 continue;
             }
-            let digit = |j: u64, own: u64, opp: u64| ((own >> j) & 1) + 2 * ((opp >> j) & 1);
-            let mut v = 0u64;
             for j in 0..4u64 {
-                let fwd = digit(j, w, b) + 3 * digit(j + 1, w, b);
-                let rot = digit(4 - j, b, w) + 3 * digit(3 - j, b, w);
-                v |= fwd << (8 * j);
-                v |= rot << (8 * (j + 4));
+                let code = if turned {
+                    digit(4 - j, b, w) + 3 * digit(3 - j, b, w)
+                } else {
+                    digit(j, w, b) + 3 * digit(j + 1, w, b)
+                };
+                let mut scale = 1;
+                for row in t.iter_mut() {
+                    row[(w * 32 + b) as usize] |= (code * scale) << (16 * j);
+                    scale *= 9;
+                }
             }
-            t[(w * 32 + b) as usize] = v;
         }
     }
     t
-});
+}
 
 /// What the evaluation reads from a position, for White (sign +1) and
 /// Black on the turned board (sign -1).
@@ -96,30 +108,24 @@ pub struct Features {
 pub fn window_indices(pos: &Position) -> [(u16, u16); WINDOWS] {
     let white = pos.men(Color::White);
     let black = pos.men(Color::Black);
-    let codes = &**ROW_CODES;
-    let mut rows = [0u64; 10];
-    for (r, row) in rows.iter_mut().enumerate() {
+    let row: [usize; 10] = std::array::from_fn(|r| {
         let base = row_base(r);
-        let w = (white >> base) & 31;
-        let b = (black >> base) & 31;
-        *row = codes[(w * 32 + b) as usize];
-    }
-    let mut out = [(0u16, 0u16); WINDOWS];
-    for (k, &(r0, c0)) in CANONICAL.iter().enumerate() {
-        let j = 8 * (c0 / 2) as u32;
-        let code = |row: u64, shift: u32| ((row >> shift) & 0xff) as u16;
-        let fwd = code(rows[r0], j)
-            + 9 * code(rows[r0 + 1], j)
-            + 81 * code(rows[r0 + 2], j)
-            + 729 * code(rows[r0 + 3], j);
-        let rj = j + 32;
-        let rot = code(rows[9 - r0], rj)
-            + 9 * code(rows[8 - r0], rj)
-            + 81 * code(rows[7 - r0], rj)
-            + 729 * code(rows[6 - r0], rj);
-        out[k] = (fwd, rot);
-    }
-    out
+        (((white >> base) & 31) * 32 + ((black >> base) & 31)) as usize
+    });
+    let (fwd, rot) = (&**FWD_ROWS, &**ROT_ROWS);
+    // The canonical windows form two bands of four, starting at the rows of
+    // windows 0 and 4; a band's Black images read rows 9 - r0 down.
+    let band = |r0: usize| {
+        let f = fwd[0][row[r0]] + fwd[1][row[r0 + 1]] + fwd[2][row[r0 + 2]] + fwd[3][row[r0 + 3]];
+        let t = rot[0][row[9 - r0]] + rot[1][row[8 - r0]] + rot[2][row[7 - r0]] + rot[3][row[6 - r0]];
+        (f, t)
+    };
+    let bands = [band(CANONICAL[0].0), band(CANONICAL[4].0)];
+    std::array::from_fn(|k| {
+        let (f, t) = bands[k / 4];
+        let j = 16 * (CANONICAL[k].1 / 2) as u32;
+        ((f >> j) as u16, (t >> j) as u16)
+    })
 }
 
 /// Every feature of a position (for training and tests).
