@@ -328,8 +328,10 @@ fn run_egdb(action: EgdbCommand) -> Result<(), String> {
 
 /// The largest piece count for which `dir` holds every table.
 fn complete_pieces(dir: &std::path::Path) -> Result<usize, String> {
-    let (tables, _) = dammer::egdb::Tables::load(dir, dammer::egdb::MAX_PIECES).map_err(|e| e.to_string())?;
-    match tables.max_pieces() {
+    if !dir.is_dir() {
+        return Err(format!("{}: no such directory", dir.display()));
+    }
+    match dammer::egdb::complete_pieces(dir) {
         0 => Err(format!("{}: no complete set of endgame tables (not even 2 pieces)", dir.display())),
         n => Ok(n),
     }

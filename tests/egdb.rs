@@ -237,6 +237,8 @@ fn missing_tables_and_bad_directories_are_clear_errors() {
     }
     let (partial, missing) = Tables::load(&dir, 4).unwrap();
     assert_eq!(partial.max_pieces(), 2);
+    assert_eq!(egdb::complete_pieces(&dir), 2);
+    assert_eq!(egdb::complete_pieces(table_dir()), PIECES);
     assert_eq!(missing.len(), Signature::all(4).len() - Signature::all(2).len());
     assert_eq!(partial.probe(&Position::parse("W:WK46:BK4").unwrap()), Some(Wdl::Draw));
     assert_eq!(partial.probe(&Position::parse("W:WK28,K32:BK4").unwrap()), None);

@@ -89,6 +89,13 @@ impl Pair {
     }
 }
 
+fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, EgdbError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| EgdbError::Io(format!("thread pool: {e}")))
+}
+
 fn atomic_vec<T>(n: usize, f: impl Fn() -> T) -> Vec<T> {
     (0..n).map(|_| f()).collect()
 }
@@ -106,10 +113,7 @@ pub fn generate(
         return Err(EgdbError::Pieces(max_pieces));
     }
     std::fs::create_dir_all(dir).map_err(|e| EgdbError::Io(format!("{}: {e}", dir.display())))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .map_err(|e| EgdbError::Io(format!("thread pool: {e}")))?;
+    let pool = thread_pool(threads)?;
     let start = Instant::now();
     let mut report = GenerateReport::default();
     let mut done = Tables::new();
@@ -408,10 +412,7 @@ pub fn verify(
 ) -> Result<VerifyReport, EgdbError> {
     let (mut tables, missing) = Tables::load(dir, max_pieces)?;
     tables.set_max_pieces(max_pieces);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .map_err(|e| EgdbError::Io(format!("thread pool: {e}")))?;
+    let pool = thread_pool(threads)?;
     let mut report = VerifyReport { missing, ..VerifyReport::default() };
     for sig in Signature::all(max_pieces) {
         let Some(table) = tables.table(&sig) else {
@@ -433,14 +434,7 @@ pub fn verify(
                 }
                 generate_moves(&pos, list);
                 let moves: Vec<_> = list.iter().copied().collect();
-                let mut best = Some(Wdl::Loss);
-                for m in moves {
-                    match tables.probe_with(&pos.make(&m), list).map(Wdl::flip) {
-                        Some(v) => best = best.map(|b| b.max(v)),
-                        None => best = None,
-                    }
-                }
-                let Some(expected) = best else {
+                let Some(expected) = tables.best_after(&pos, &moves, list) else {
                     return;
                 };
                 checked.fetch_add(1, Ordering::Relaxed);

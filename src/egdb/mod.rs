@@ -687,6 +687,19 @@ impl Tables {
             heap = list.as_slice().to_vec();
             &heap
         };
+        self.best_after(pos, moves, list)
+    }
+
+    /// The value of `pos` for its side to move from the values of the
+    /// positions its `moves` lead to: a win as soon as one move wins; `None`
+    /// if no move wins and some successor is not in the tables. `list` is
+    /// scratch for the successors' probes.
+    pub fn best_after(
+        &self,
+        pos: &Position,
+        moves: &[crate::movegen::Move],
+        list: &mut MoveList,
+    ) -> Option<Wdl> {
         let mut best = Some(Wdl::Loss);
         for m in moves {
             match self.probe_with(&pos.make(m), list).map(Wdl::flip) {
@@ -697,6 +710,18 @@ impl Tables {
         }
         best
     }
+}
+
+/// The largest piece count for which `dir` has a file for every table (by
+/// file names only; loading checks the files themselves). 0 if not even
+/// the 2-piece tables are there.
+pub fn complete_pieces(dir: &Path) -> usize {
+    (2..=MAX_PIECES)
+        .take_while(|&n| {
+            Signature::all(n).iter().all(|s| s.pieces() < n || dir.join(s.file_name()).is_file())
+        })
+        .last()
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
