@@ -330,6 +330,10 @@ impl Evaluation {
 /// Shrinks scores of material balances that are usually drawn, so that the
 /// search prefers real winning chances to a nominal material edge.
 pub(crate) fn scale_drawish(pos: &Position, score: Score) -> Score {
+    // Both balances below need a king on the weaker side.
+    if pos.kings() == 0 {
+        return score;
+    }
     let (strong, weak) = if score > 0 { (Color::White, Color::Black) } else { (Color::Black, Color::White) };
     let weak_pieces = pos.pieces(weak).count_ones();
     let strong_pieces = pos.pieces(strong).count_ones();

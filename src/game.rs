@@ -39,6 +39,11 @@ impl EndgameRule {
     /// The rule for `pos`'s material, if any: one side has a lone king and
     /// the other at most three pieces of which at least one is a king.
     pub fn of(pos: &Position) -> Option<EndgameRule> {
+        // Every rule needs a king on the board: most positions of a search
+        // have none, and this test is made at every move.
+        if pos.kings() == 0 {
+            return None;
+        }
         let lone = |c: Color| pos.pieces(c).count_ones() == 1 && pos.kings_of(c) != 0;
         let rule_against = |c: Color| {
             let n = pos.pieces(c).count_ones();

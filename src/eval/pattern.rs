@@ -12,10 +12,10 @@
 //! once for White and once for Black on the turned board, and the score is
 //! exactly colour-symmetric.
 //!
-//! Speed: each board row yields, in one look-up per row offset, the base-3
-//! codes of its four column pairs already scaled for that offset, packed
-//! side by side; the indices of four neighbouring windows are then the sum
-//! of four such look-ups.
+//! Speed: each board row yields, in one look-up, the base-3 codes of its
+//! four column pairs packed side by side; the indices of four neighbouring
+//! windows are then four such look-ups combined by multiply-adds (Horner's
+//! rule in base 9).
 
 use crate::bitboard::{square_bb, Bits};
 use crate::position::{Color, Position};
@@ -55,19 +55,20 @@ const fn row_base(r: usize) -> u32 {
     (5 * r + r / 2) as u32
 }
 
-/// For each row offset `k` inside a window (0..4) and each (white 5 bits,
-/// black 5 bits) of a row: four 16-bit fields, field j holding White's base-3
-/// code of the row's square pair (j, j+1) (digit: 0 empty, 1 white, 2
-/// black; code = d(j) + 3 d(j+1)) times 9^k. Summing the entries of a
-/// window's four rows gives the indices of the four windows side by side at
-/// once (at most 6560 each, so no field overflows into the next).
-static FWD_ROWS: std::sync::LazyLock<Box<[[u64; 1024]; 4]>> = std::sync::LazyLock::new(|| row_tables(false));
+/// For each (white 5 bits, black 5 bits) of a row: four 16-bit fields,
+/// field j holding White's base-3 code of the row's square pair (j, j+1)
+/// (digit: 0 empty, 1 white, 2 black; code = d(j) + 3 d(j+1)). A window's
+/// index is the sum of its four rows' codes, row offset k scaled by 9^k; the
+/// scaling multiplies the whole packed word, as no field can overflow into
+/// the next (an index is at most 6560), so the four windows side by side
+/// come out of four look-ups in one small table and three multiply-adds.
+static FWD_ROWS: std::sync::LazyLock<Box<[u64; 1024]>> = std::sync::LazyLock::new(|| row_table(false));
 /// The same seen by Black on the turned board (square j is 4 - j, colours
 /// swapped).
-static ROT_ROWS: std::sync::LazyLock<Box<[[u64; 1024]; 4]>> = std::sync::LazyLock::new(|| row_tables(true));
+static ROT_ROWS: std::sync::LazyLock<Box<[u64; 1024]>> = std::sync::LazyLock::new(|| row_table(true));
 
-fn row_tables(turned: bool) -> Box<[[u64; 1024]; 4]> {
-    let mut t = Box::new([[0u64; 1024]; 4]);
+fn row_table(turned: bool) -> Box<[u64; 1024]> {
+    let mut t = Box::new([0u64; 1024]);
     let digit = |j: u64, own: u64, opp: u64| ((own >> j) & 1) + 2 * ((opp >> j) & 1);
     for w in 0..32u64 {
         for b in 0..32u64 {
@@ -80,11 +81,7 @@ fn row_tables(turned: bool) -> Box<[[u64; 1024]; 4]> {
                 } else {
                     digit(j, w, b) + 3 * digit(j + 1, w, b)
                 };
-                let mut scale = 1;
-                for row in t.iter_mut() {
-                    row[(w * 32 + b) as usize] |= (code * scale) << (16 * j);
-                    scale *= 9;
-                }
+                t[(w * 32 + b) as usize] |= code << (16 * j);
             }
         }
     }
@@ -116,8 +113,8 @@ pub fn window_indices(pos: &Position) -> [(u16, u16); WINDOWS] {
     // The canonical windows form two bands of four, starting at the rows of
     // windows 0 and 4; a band's Black images read rows 9 - r0 down.
     let band = |r0: usize| {
-        let f = fwd[0][row[r0]] + fwd[1][row[r0 + 1]] + fwd[2][row[r0 + 2]] + fwd[3][row[r0 + 3]];
-        let t = rot[0][row[9 - r0]] + rot[1][row[8 - r0]] + rot[2][row[7 - r0]] + rot[3][row[6 - r0]];
+        let f = ((fwd[row[r0 + 3]] * 9 + fwd[row[r0 + 2]]) * 9 + fwd[row[r0 + 1]]) * 9 + fwd[row[r0]];
+        let t = ((rot[row[6 - r0]] * 9 + rot[row[7 - r0]]) * 9 + rot[row[8 - r0]]) * 9 + rot[row[9 - r0]];
         (f, t)
     };
     let bands = [band(CANONICAL[0].0), band(CANONICAL[4].0)];
