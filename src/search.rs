@@ -448,6 +448,9 @@ impl<'a> Searcher<'a> {
         for i in 0..self.root_moves.len() {
             let m = self.root_moves[i];
             let child = root.make(&m);
+            if depth > 1 {
+                self.shared.tt.prefetch(child.key());
+            }
             self.push(0, &root, &m, &child);
             let score = if i == 0 {
                 -self.search(&child, -beta, -alpha, depth - 1, 1, true)
@@ -501,7 +504,6 @@ impl<'a> Searcher<'a> {
     /// Records the child of ply `ply` (reached by `m`) on the line's stacks.
     #[inline]
     fn push(&mut self, ply: usize, pos: &Position, m: &Move, child: &Position) {
-        self.shared.tt.prefetch(child.key());
         // Both stacks are allocated for the deepest line: entries past the
         // current ply are stale and never read.
         self.states[ply + 1] = self.states[ply].after(pos, m, child);
@@ -619,20 +621,33 @@ impl<'a> Searcher<'a> {
         let mut best = -INFINITY;
         let mut best_move: Option<Move> = None;
         let n = list.len();
+        let new_depth = depth - 1 + extension;
+        // The children's table buckets are fetched ahead: the first child's
+        // just before it is searched, and once a node has searched a move
+        // without a cutoff (it will likely search them all), each next
+        // child's while the current one is searched, so that its probe finds
+        // the bucket in the cache. Children at the horizon never probe.
+        let fetch = new_depth > 0;
+        let mut ahead: Option<(Move, Position)> = None;
         for i in 0..n {
-            // Selection sort step: the most promising remaining move first.
-            let mut k = i;
-            for j in i + 1..n {
-                if order[j] > order[k] {
-                    k = j;
+            let (m, child) = match ahead.take() {
+                Some(next) => next,
+                None => {
+                    let m = select_next(&mut list, &mut order, i);
+                    let child = pos.make(&m);
+                    if fetch {
+                        self.shared.tt.prefetch(child.key());
+                    }
+                    (m, child)
                 }
+            };
+            if fetch && i >= 1 && i + 1 < n {
+                let next = select_next(&mut list, &mut order, i + 1);
+                let next_child = pos.make(&next);
+                self.shared.tt.prefetch(next_child.key());
+                ahead = Some((next, next_child));
             }
-            list.as_mut_slice().swap(i, k);
-            order.swap(i, k);
-            let m = list.as_slice()[i];
-            let child = pos.make(&m);
             self.push(ply, pos, &m, &child);
-            let new_depth = depth - 1 + extension;
             let score = if i == 0 {
                 -self.search(&child, -beta, -alpha, new_depth, ply + 1, pv_node)
             } else {
@@ -812,6 +827,21 @@ impl<'a> Searcher<'a> {
         }
         self.quiesce_moves(pos, (alpha, beta), ply, capture, false)
     }
+}
+
+/// Selection sort step: swaps the most promising of the moves from `i` on
+/// (by `order`) into place `i` and returns it.
+#[inline]
+fn select_next(list: &mut MoveList, order: &mut [i32], i: usize) -> Move {
+    let mut k = i;
+    for j in i + 1..order.len() {
+        if order[j] > order[k] {
+            k = j;
+        }
+    }
+    list.as_mut_slice().swap(i, k);
+    order.swap(i, k);
+    list.as_slice()[i]
 }
 
 /// ProbCut: nodes at least this deep are probed...
