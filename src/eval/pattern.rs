@@ -101,28 +101,38 @@ pub struct Features {
 }
 
 /// The window indices, fast: White's and Black's index per canonical window.
-#[inline]
+#[inline(always)]
 pub fn window_indices(pos: &Position) -> [(u16, u16); WINDOWS] {
-    let white = pos.men(Color::White);
-    let black = pos.men(Color::Black);
-    let row: [usize; 10] = std::array::from_fn(|r| {
-        let base = row_base(r);
-        (((white >> base) & 31) * 32 + ((black >> base) & 31)) as usize
-    });
-    let (fwd, rot) = (&**FWD_ROWS, &**ROT_ROWS);
-    // The canonical windows form two bands of four, starting at the rows of
-    // windows 0 and 4; a band's Black images read rows 9 - r0 down.
-    let band = |r0: usize| {
-        let f = ((fwd[row[r0 + 3]] * 9 + fwd[row[r0 + 2]]) * 9 + fwd[row[r0 + 1]]) * 9 + fwd[row[r0]];
-        let t = ((rot[row[6 - r0]] * 9 + rot[row[7 - r0]]) * 9 + rot[row[8 - r0]]) * 9 + rot[row[9 - r0]];
-        (f, t)
-    };
-    let bands = [band(CANONICAL[0].0), band(CANONICAL[4].0)];
+    let [f4, t4, f6, t6] = bands(pos);
     std::array::from_fn(|k| {
-        let (f, t) = bands[k / 4];
+        let (f, t) = if k < 4 { (f4, t4) } else { (f6, t6) };
         let j = 16 * (CANONICAL[k].1 / 2) as u32;
         ((f >> j) as u16, (t >> j) as u16)
     })
+}
+
+/// The indices of the two bands of four canonical windows (starting at rows
+/// 4 and 6), packed four to a word: White's band at row 4, Black's image of
+/// it, White's band at row 6, Black's image of that.
+#[inline(always)]
+fn bands(pos: &Position) -> [u64; 4] {
+    let white = pos.men(Color::White);
+    let black = pos.men(Color::Black);
+    let (fwd, rot) = (&**FWD_ROWS, &**ROT_ROWS);
+    // A row's table entry; the mask keeps the index provably in the table.
+    let row = |r: usize| (((white >> row_base(r)) & 31) << 5 | ((black >> row_base(r)) & 31)) as usize & 1023;
+    let f = |r: usize| fwd[row(r)];
+    let t = |r: usize| rot[row(r)];
+    // Horner's rule in base 9 over the four rows of a window; a band's Black
+    // images read rows 9 - r0 down.
+    let (f6, f7) = (f(6), f(7));
+    let (t2, t3) = (t(2), t(3));
+    [
+        ((f7 * 9 + f6) * 9 + f(5)) * 9 + f(4),
+        ((t2 * 9 + t3) * 9 + t(4)) * 9 + t(5),
+        ((f(9) * 9 + f(8)) * 9 + f7) * 9 + f6,
+        ((t(0) * 9 + t(1)) * 9 + t2) * 9 + t3,
+    ]
 }
 
 /// Every feature of a position (for training and tests).
@@ -215,10 +225,13 @@ impl PatternWeights {
         }
         add(F_SIDE, if pos.side() == Color::White { 1 } else { -1 });
         let tables = &w[DENSE..];
-        for (k, (fwd, rot)) in window_indices(pos).into_iter().enumerate() {
+        let packed = bands(pos);
+        for k in 0..WINDOWS {
+            let band = if k < 4 { 0 } else { 2 };
+            let shift = 16 * (k % 4);
             let base = k * WINDOW_SIZE;
-            let [a, b] = tables[base + usize::from(fwd)];
-            let [c, d] = tables[base + usize::from(rot)];
+            let [a, b] = tables[base + ((packed[band] >> shift) & 0xFFFF) as usize];
+            let [c, d] = tables[base + ((packed[band + 1] >> shift) & 0xFFFF) as usize];
             mg += i32::from(a) - i32::from(c);
             eg += i32::from(b) - i32::from(d);
         }
