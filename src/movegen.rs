@@ -170,14 +170,31 @@ fn jumpers(men: Bitboard, enemy: Bitboard, empty: Bitboard, d: Dir) -> Bitboard 
 #[inline]
 pub fn has_capture(pos: &Position) -> bool {
     let us = pos.side();
-    let own = pos.pieces(us);
-    let enemy = pos.pieces(us.opponent());
+    can_capture(pos, pos.pieces(us), pos.pieces(us.opponent()))
+}
+
+/// Whether the opponent of the side to move would have a capture if it were
+/// its turn: a threat.
+#[inline]
+pub fn opponent_has_capture(pos: &Position) -> bool {
+    let us = pos.side();
+    can_capture(pos, pos.pieces(us.opponent()), pos.pieces(us))
+}
+
+/// Whether the pieces `own` can capture one of `enemy` (men jump in all four
+/// directions, so the colour of `own` does not matter).
+#[inline(always)]
+fn can_capture(pos: &Position, own: Bitboard, enemy: Bitboard) -> bool {
     let empty = pos.empty();
     let men = own & !pos.kings();
-    for d in DIRS {
-        if jumpers(men, enemy, empty, d) != 0 {
-            return true;
-        }
+    // All four directions at once, without a branch per direction: most
+    // positions have no capture, so every direction is looked at anyway.
+    let any_man = jumpers(men, enemy, empty, Dir::NorthWest)
+        | jumpers(men, enemy, empty, Dir::NorthEast)
+        | jumpers(men, enemy, empty, Dir::SouthWest)
+        | jumpers(men, enemy, empty, Dir::SouthEast);
+    if any_man != 0 {
+        return true;
     }
     let occ = pos.occupied();
     for k in Bits(own & pos.kings()) {

@@ -13,7 +13,8 @@ use crate::egdb::{Tables, Wdl};
 use crate::eval::{Evaluation, Score};
 use crate::game::{draw_by_rule, EndgameRule, PlyState};
 use crate::movegen::{
-    forward_steps, generate, generate_captures, generate_quiet, has_capture, is_promotion, Move, MoveList,
+    forward_steps, generate, generate_captures, generate_quiet, has_capture, is_promotion,
+    opponent_has_capture, Move, MoveList,
 };
 use crate::position::Position;
 use crate::timeman::Budget;
@@ -807,7 +808,7 @@ impl<'a> Searcher<'a> {
             return self.shared.eval.evaluate(pos);
         }
         let capture = has_capture(pos);
-        let threat = !capture && first && has_capture(&pos.with_side_flipped());
+        let threat = !capture && first && opponent_has_capture(pos);
         if !capture && !threat {
             self.leaf_plies += ply as u64;
             self.leaves += 1;
