@@ -750,6 +750,7 @@ impl<'a> Searcher<'a> {
     /// when `crowning_only`); returns the best score, or -INFINITY when no
     /// move qualified. A position without any move has lost. `capture` is
     /// whether the side to move must capture, which the caller knows.
+    #[inline(always)]
     fn quiesce_moves(
         &mut self,
         pos: &Position,
