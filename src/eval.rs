@@ -15,7 +15,7 @@ pub mod pattern;
 
 use std::sync::Arc;
 
-use pattern::{PatternWeights, DEFAULT_WEIGHTS};
+use pattern::{PatternEval, PatternWeights, DEFAULT_WEIGHTS};
 
 use crate::bitboard::{slide, square_bb, Bitboard, Bits, DIRS};
 use crate::movegen::forward_steps;
@@ -289,7 +289,7 @@ pub enum Evaluation {
     /// The hand-written evaluation ([`WEIGHTS`]).
     Hand,
     /// The learned pattern evaluation with these weights.
-    Learned(Arc<PatternWeights>),
+    Learned(Arc<PatternEval>),
 }
 
 /// The evaluation Dammer plays with unless told otherwise.
@@ -311,16 +311,25 @@ impl Evaluation {
         }
     }
 
+    /// The learned evaluation with the weights `w`.
+    pub fn learned(w: &PatternWeights) -> Evaluation {
+        Evaluation::Learned(Arc::new(PatternEval::from(w)))
+    }
+
     /// The evaluation named `hand` or `learned`, the latter with the
     /// weights file at `weights` (the embedded weights when None).
     pub fn from_name(name: &str, weights: Option<&std::path::Path>) -> Result<Evaluation, String> {
         match name {
             "hand" => Ok(Evaluation::Hand),
             "learned" => match weights {
-                Some(path) => PatternWeights::load(path)
-                    .map(|w| Evaluation::Learned(Arc::new(w)))
-                    .map_err(|e| e.to_string()),
-                None => Ok(Evaluation::Learned(DEFAULT_WEIGHTS.clone())),
+                Some(path) => {
+                    PatternWeights::load(path).map(|w| Evaluation::learned(&w)).map_err(|e| e.to_string())
+                }
+                None => {
+                    static EMBEDDED: std::sync::LazyLock<Arc<PatternEval>> =
+                        std::sync::LazyLock::new(|| Arc::new(PatternEval::from(&**DEFAULT_WEIGHTS)));
+                    Ok(Evaluation::Learned(EMBEDDED.clone()))
+                }
             },
             other => Err(format!("unknown evaluation {other:?} (expected learned or hand)")),
         }

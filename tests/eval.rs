@@ -4,7 +4,7 @@
 mod common;
 
 use common::{random_game, random_position, Rng};
-use dammer::eval::pattern::{self, PatternWeights, CANONICAL, FEATURES, WINDOW_SIZE};
+use dammer::eval::pattern::{self, PatternEval, PatternWeights, CANONICAL, FEATURES, WINDOW_SIZE};
 use dammer::eval::Evaluation;
 use dammer::position::{Color, Piece, Position};
 use dammer::selfplay::{self, Record};
@@ -105,7 +105,7 @@ fn random_weights(seed: u64) -> PatternWeights {
 
 #[test]
 fn evaluations_are_colour_symmetric() {
-    let learned = Evaluation::Learned(std::sync::Arc::new(random_weights(3)));
+    let learned = Evaluation::learned(&random_weights(3));
     for pos in positions(6, 20_000) {
         for eval in [&Evaluation::Hand, &learned, &Evaluation::default()] {
             assert_eq!(eval.evaluate(&pos), eval.evaluate(&pos.flipped()), "{}", pos.to_fen());
@@ -118,10 +118,11 @@ fn the_training_model_is_the_evaluation() {
     let w = random_weights(9);
     let wf: Vec<[f32; 2]> = w.w.iter().map(|&[a, b]| [f32::from(a) / 16.0, f32::from(b) / 16.0]).collect();
     assert_eq!(wf.len(), FEATURES);
+    let fast = PatternEval::from(&w);
     for pos in positions(12, 5_000) {
         let r = Record { position: pos, game: 0, score: 0, result: 0 };
         let model = Sample::new(&r, 0.0, 200.0).score(&wf);
-        let engine = f64::from(w.white_score(&pos));
+        let engine = f64::from(fast.white_score(&pos));
         // The engine truncates to whole hundredths of a man.
         assert!((model - engine).abs() < 1.0 + 1e-6, "{model} vs {engine} for {}", pos.to_fen());
     }

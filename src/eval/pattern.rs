@@ -165,6 +165,91 @@ pub fn features(pos: &Position) -> Features {
     Features { men: (count(wm) + count(bm)) as u8, dense, windows: window_indices(pos) }
 }
 
+/// Window tables padded to a power of two: an index masked to 13 bits
+/// (a no-op, as indices are below [`WINDOW_SIZE`]) is then provably inside
+/// its table, so the sixteen look-ups of an evaluation need no bounds check.
+const PADDED: usize = 8192;
+const _: () = assert!(WINDOW_SIZE <= PADDED);
+
+/// Pattern weights laid out for evaluation (see [`PADDED`]): the linear
+/// function of [`features`] with the [`PatternWeights`] it is built from.
+#[derive(Clone)]
+pub struct PatternEval {
+    dense: [[i16; 2]; DENSE],
+    windows: Box<[[i16; 2]; WINDOWS * PADDED]>,
+}
+
+impl std::fmt::Debug for PatternEval {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PatternEval")
+    }
+}
+
+impl From<&PatternWeights> for PatternEval {
+    fn from(w: &PatternWeights) -> PatternEval {
+        let mut dense = [[0i16; 2]; DENSE];
+        dense.copy_from_slice(&w.w[..DENSE]);
+        let mut flat = vec![[0i16; 2]; WINDOWS * PADDED];
+        for k in 0..WINDOWS {
+            let from = DENSE + k * WINDOW_SIZE;
+            flat[k * PADDED..k * PADDED + WINDOW_SIZE].copy_from_slice(&w.w[from..from + WINDOW_SIZE]);
+        }
+        let windows = flat.into_boxed_slice().try_into().expect("WINDOWS * PADDED weights");
+        PatternEval { dense, windows }
+    }
+}
+
+impl PatternEval {
+    /// Evaluates `pos` from the side to move's view, in hundredths of a man.
+    #[inline]
+    pub fn evaluate(&self, pos: &Position) -> Score {
+        let score = super::scale_drawish(pos, self.white_score(pos));
+        let from_side = if pos.side() == Color::White { score } else { -score };
+        from_side.clamp(-super::EVAL_LIMIT, super::EVAL_LIMIT)
+    }
+
+    /// The linear score from White's side, before drawish endings are
+    /// scaled down: what training fits.
+    #[inline]
+    pub fn white_score(&self, pos: &Position) -> Score {
+        let windows = &*self.windows;
+        let window = |k: usize, i: usize| windows[k * PADDED + (i & (PADDED - 1))];
+        let (wm, bm) = (pos.men(Color::White), pos.men(Color::Black));
+        let (wk, bk) = (pos.kings_of(Color::White), pos.kings_of(Color::Black));
+        let mut mg: i32 = 0;
+        let mut eg: i32 = 0;
+        let mut add = |f: usize, v: i32| {
+            let [a, b] = self.dense[f];
+            mg += i32::from(a) * v;
+            eg += i32::from(b) * v;
+        };
+        add(F_MEN, wm.count_ones() as i32 - bm.count_ones() as i32);
+        if wk | bk != 0 {
+            add(F_KINGS, wk.count_ones() as i32 - bk.count_ones() as i32);
+            add(F_FIRST_KING, i32::from(wk != 0) - i32::from(bk != 0));
+            for b in Bits(wk) {
+                add(F_KING_SQ + usize::from(crate::bitboard::bit_to_square(b as u8)) - 1, 1);
+            }
+            for b in Bits(bk) {
+                add(F_KING_SQ + 50 - usize::from(crate::bitboard::bit_to_square(b as u8)), -1);
+            }
+        }
+        add(F_SIDE, if pos.side() == Color::White { 1 } else { -1 });
+        let packed = bands(pos);
+        for k in 0..WINDOWS {
+            let band = if k < 4 { 0 } else { 2 };
+            let shift = 16 * (k % 4);
+            let [a, b] = window(k, ((packed[band] >> shift) & 0xFFFF) as usize);
+            let [c, d] = window(k, ((packed[band + 1] >> shift) & 0xFFFF) as usize);
+            mg += i32::from(a) - i32::from(c);
+            eg += i32::from(b) - i32::from(d);
+        }
+        let men = (wm | bm).count_ones() as i32;
+        let phase = men.min(40);
+        (mg * phase + eg * (40 - phase)) / (40 * WEIGHT_SCALE)
+    }
+}
+
 /// The weights of the pattern evaluation, middlegame and endgame
 /// interleaved per feature, in 1/[`WEIGHT_SCALE`] of a hundredth of a man.
 #[derive(Clone, PartialEq, Eq)]
@@ -188,56 +273,6 @@ impl PatternWeights {
         w[F_MEN] = [100 * s, 100 * s];
         w[F_KINGS] = [300 * s, 300 * s];
         PatternWeights { w }
-    }
-
-    /// Evaluates `pos` from the side to move's view, in hundredths of a man.
-    #[inline]
-    pub fn evaluate(&self, pos: &Position) -> Score {
-        let score = super::scale_drawish(pos, self.white_score(pos));
-        let from_side = if pos.side() == Color::White { score } else { -score };
-        from_side.clamp(-super::EVAL_LIMIT, super::EVAL_LIMIT)
-    }
-
-    /// The linear score from White's side, before drawish endings are
-    /// scaled down: what training fits.
-    #[inline]
-    pub fn white_score(&self, pos: &Position) -> Score {
-        let w = &self.w;
-        let (wm, bm) = (pos.men(Color::White), pos.men(Color::Black));
-        let (wk, bk) = (pos.kings_of(Color::White), pos.kings_of(Color::Black));
-        let mut mg: i32 = 0;
-        let mut eg: i32 = 0;
-        let mut add = |f: usize, v: i32| {
-            let [a, b] = w[f];
-            mg += i32::from(a) * v;
-            eg += i32::from(b) * v;
-        };
-        add(F_MEN, wm.count_ones() as i32 - bm.count_ones() as i32);
-        if wk | bk != 0 {
-            add(F_KINGS, wk.count_ones() as i32 - bk.count_ones() as i32);
-            add(F_FIRST_KING, i32::from(wk != 0) - i32::from(bk != 0));
-            for b in Bits(wk) {
-                add(F_KING_SQ + usize::from(crate::bitboard::bit_to_square(b as u8)) - 1, 1);
-            }
-            for b in Bits(bk) {
-                add(F_KING_SQ + 50 - usize::from(crate::bitboard::bit_to_square(b as u8)), -1);
-            }
-        }
-        add(F_SIDE, if pos.side() == Color::White { 1 } else { -1 });
-        let tables = &w[DENSE..];
-        let packed = bands(pos);
-        for k in 0..WINDOWS {
-            let band = if k < 4 { 0 } else { 2 };
-            let shift = 16 * (k % 4);
-            let base = k * WINDOW_SIZE;
-            let [a, b] = tables[base + ((packed[band] >> shift) & 0xFFFF) as usize];
-            let [c, d] = tables[base + ((packed[band + 1] >> shift) & 0xFFFF) as usize];
-            mg += i32::from(a) - i32::from(c);
-            eg += i32::from(b) - i32::from(d);
-        }
-        let men = (wm | bm).count_ones() as i32;
-        let phase = men.min(40);
-        (mg * phase + eg * (40 - phase)) / (40 * WEIGHT_SCALE)
     }
 
     /// Writes the weights file: magic, version, layout, weights (little
