@@ -251,7 +251,7 @@ impl Position {
     ///
     /// The move must be legal here (from [`crate::movegen::generate`] or a
     /// successful parse); the key is updated incrementally.
-    #[inline]
+    #[inline(always)]
     pub fn make(&self, m: &Move) -> Position {
         let from = 1u64 << m.from;
         let to = 1u64 << m.to;
