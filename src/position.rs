@@ -256,7 +256,6 @@ impl Position {
         let from = 1u64 << m.from;
         let to = 1u64 << m.to;
         let us = self.side;
-        let was_king = self.kings & from != 0;
         let mut p = *self;
         let moved = from ^ to;
         let captured = m.captured;
@@ -266,33 +265,41 @@ impl Position {
         };
         *own ^= moved;
         *theirs &= !captured;
-        let mut key = self.key ^ ZOBRIST_BLACK;
-        if was_king {
+        if self.kings & from != 0 {
             p.kings ^= moved;
+        } else if to & us.promotion_row() != 0 {
+            p.kings |= to;
+        }
+        p.kings &= !captured;
+        p.side = us.opponent();
+        p.key = self.key_after(m);
+        p
+    }
+
+    /// The key of the position after `m` (a move of this position), without
+    /// making it: the search uses it to fetch a child's table entry early.
+    #[inline(always)]
+    pub fn key_after(&self, m: &Move) -> u64 {
+        let us = self.side;
+        let mut key = self.key ^ ZOBRIST_BLACK;
+        if self.kings >> m.from & 1 != 0 {
             key ^= zobrist(Piece::King(us), m.from.into()) ^ zobrist(Piece::King(us), m.to.into());
         } else {
             key ^= zobrist(Piece::Man(us), m.from.into());
-            if to & us.promotion_row() != 0 {
-                p.kings |= to;
-                key ^= zobrist(Piece::King(us), m.to.into());
-            } else {
-                key ^= zobrist(Piece::Man(us), m.to.into());
-            }
+            let promotes = (1u64 << m.to) & us.promotion_row() != 0;
+            key ^= zobrist(if promotes { Piece::King(us) } else { Piece::Man(us) }, m.to.into());
         }
-        if captured != 0 {
+        if m.captured != 0 {
             let them = us.opponent();
-            let captured_kings = captured & self.kings;
-            for b in Bits(captured & !captured_kings) {
+            let captured_kings = m.captured & self.kings;
+            for b in Bits(m.captured & !captured_kings) {
                 key ^= zobrist(Piece::Man(them), b);
             }
             for b in Bits(captured_kings) {
                 key ^= zobrist(Piece::King(them), b);
             }
-            p.kings &= !captured;
         }
-        p.side = us.opponent();
-        p.key = key;
-        p
+        key
     }
 
     /// The same pieces with the other side to move (to ask what the opponent

@@ -627,26 +627,22 @@ impl<'a> Searcher<'a> {
         // just before it is searched, and once a node has searched a move
         // without a cutoff (it will likely search them all), each next
         // child's while the current one is searched, so that its probe finds
-        // the bucket in the cache. Children at the horizon never probe.
+        // the bucket in the cache (the key comes without making the move).
+        // Children at the horizon never probe.
         let fetch = new_depth > 0;
-        let mut ahead: Option<(Move, Position)> = None;
+        // Moves before this index are in place and their buckets fetched.
+        let mut ready = 0;
         for i in 0..n {
-            let (m, child) = match ahead.take() {
-                Some(next) => next,
-                None => {
-                    let m = select_next(&mut list, &mut order, i);
-                    let child = pos.make(&m);
-                    if fetch {
-                        self.shared.tt.prefetch(child.key());
-                    }
-                    (m, child)
-                }
-            };
+            let fetched = i < ready;
+            let m = if fetched { list.as_slice()[i] } else { select_next(&mut list, &mut order, i) };
+            let child = pos.make(&m);
+            if fetch && !fetched {
+                self.shared.tt.prefetch(child.key());
+            }
             if fetch && i >= 1 && i + 1 < n {
                 let next = select_next(&mut list, &mut order, i + 1);
-                let next_child = pos.make(&next);
-                self.shared.tt.prefetch(next_child.key());
-                ahead = Some((next, next_child));
+                self.shared.tt.prefetch(pos.key_after(&next));
+                ready = i + 2;
             }
             self.push(ply, pos, &m, &child);
             let score = if i == 0 {

@@ -63,6 +63,9 @@ fn random_games_keep_key_counters_and_result_right() {
                 break;
             }
             let moves = legal_moves(&pos);
+            for m in &moves {
+                assert_eq!(pos.key_after(m), pos.make(m).key(), "{m} in {}", pos.to_fen());
+            }
             let m = moves.as_slice()[rng.below(moves.len())];
             g.play(m).unwrap();
             // Undo gives back exactly the position and counters before.
