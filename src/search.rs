@@ -454,11 +454,11 @@ impl<'a> Searcher<'a> {
             }
             self.push(0, &root, &m, &child);
             let score = if i == 0 {
-                -self.search(&child, -beta, -alpha, depth - 1, 1, true)
+                -self.child(&child, -beta, -alpha, depth - 1, 1, true)
             } else {
-                let mut s = -self.search(&child, -alpha - 1, -alpha, depth - 1, 1, false);
+                let mut s = -self.child(&child, -alpha - 1, -alpha, depth - 1, 1, false);
                 if s > alpha && s < beta && !self.stopped {
-                    s = -self.search(&child, -beta, -alpha, depth - 1, 1, true);
+                    s = -self.child(&child, -beta, -alpha, depth - 1, 1, true);
                 }
                 s
             };
@@ -547,6 +547,51 @@ impl<'a> Searcher<'a> {
         false
     }
 
+    /// The checks every node of the main search starts with: the node count
+    /// and stop, the draw rules, mate-distance bounds (narrowing the window)
+    /// and the endgame tables. `Some` ends the node with that score.
+    #[inline(always)]
+    fn enter(&mut self, pos: &Position, alpha: &mut Score, beta: &mut Score, ply: usize) -> Option<Score> {
+        self.pv_len[ply] = ply;
+        self.count_node();
+        if self.stopped {
+            return Some(0);
+        }
+        let state = self.states[ply];
+        if draw_by_rule(state, 0).is_some() || self.is_repetition(ply) {
+            // A side without a legal move has lost, whatever the counters say.
+            return Some(if has_any_move(pos) { 0 } else { -(WIN - ply as Score) });
+        }
+        *alpha = (*alpha).max(-(WIN - ply as Score));
+        *beta = (*beta).min(WIN - ply as Score - 1);
+        if *alpha >= *beta {
+            return Some(*alpha);
+        }
+        self.probe_tables(pos, ply)
+    }
+
+    /// Searches a child: a child at the horizon goes through the node checks
+    /// straight to quiescence, without the cost of entering `search` (most
+    /// children are at the horizon).
+    #[inline(always)]
+    fn child(
+        &mut self,
+        pos: &Position,
+        mut alpha: Score,
+        mut beta: Score,
+        depth: i32,
+        ply: usize,
+        pv: bool,
+    ) -> Score {
+        if depth > 0 {
+            return self.search(pos, alpha, beta, depth, ply, pv);
+        }
+        if let Some(s) = self.enter(pos, &mut alpha, &mut beta, ply) {
+            return s;
+        }
+        self.quiesce(pos, alpha, beta, ply, true)
+    }
+
     fn search(
         &mut self,
         pos: &Position,
@@ -556,22 +601,7 @@ impl<'a> Searcher<'a> {
         ply: usize,
         pv_node: bool,
     ) -> Score {
-        self.pv_len[ply] = ply;
-        self.count_node();
-        if self.stopped {
-            return 0;
-        }
-        let state = self.states[ply];
-        if draw_by_rule(state, 0).is_some() || self.is_repetition(ply) {
-            // A side without a legal move has lost, whatever the counters say.
-            return if has_any_move(pos) { 0 } else { -(WIN - ply as Score) };
-        }
-        alpha = alpha.max(-(WIN - ply as Score));
-        beta = beta.min(WIN - ply as Score - 1);
-        if alpha >= beta {
-            return alpha;
-        }
-        if let Some(s) = self.probe_tables(pos, ply) {
+        if let Some(s) = self.enter(pos, &mut alpha, &mut beta, ply) {
             return s;
         }
         if depth <= 0 || ply >= MAX_PLY - 8 {
@@ -646,7 +676,7 @@ impl<'a> Searcher<'a> {
             }
             self.push(ply, pos, &m, &child);
             let score = if i == 0 {
-                -self.search(&child, -beta, -alpha, new_depth, ply + 1, pv_node)
+                -self.child(&child, -beta, -alpha, new_depth, ply + 1, pv_node)
             } else {
                 let quiet = !m.is_capture() && !is_promotion(pos, &m) && order[i] < KILLER_SCORE;
                 let mut r = 0;
@@ -654,12 +684,12 @@ impl<'a> Searcher<'a> {
                     r = 1 + i32::from(!pv_node && i >= 6);
                     r = r.min(new_depth - 1).max(0);
                 }
-                let mut s = -self.search(&child, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
+                let mut s = -self.child(&child, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
                 if s > alpha && r > 0 && !self.stopped {
-                    s = -self.search(&child, -alpha - 1, -alpha, new_depth, ply + 1, false);
+                    s = -self.child(&child, -alpha - 1, -alpha, new_depth, ply + 1, false);
                 }
                 if s > alpha && s < beta && pv_node && !self.stopped {
-                    s = -self.search(&child, -beta, -alpha, new_depth, ply + 1, true);
+                    s = -self.child(&child, -beta, -alpha, new_depth, ply + 1, true);
                 }
                 s
             };
