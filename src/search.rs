@@ -503,7 +503,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// Records the child of ply `ply` (reached by `m`) on the line's stacks.
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, ply: usize, pos: &Position, m: &Move, child: &Position) {
         // Both stacks are allocated for the deepest line: entries past the
         // current ply are stale and never read.
