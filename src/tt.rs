@@ -287,6 +287,7 @@ impl TranspositionTable {
     }
 
     /// Stores an entry for `key`.
+    #[inline]
     pub fn store(&self, key: u64, mut e: Entry) {
         let age = self.age.load(Ordering::Relaxed) & 63;
         let bucket = self.bucket(key);
