@@ -62,28 +62,37 @@ const fn row_base(r: usize) -> u32 {
 /// scaling multiplies the whole packed word, as no field can overflow into
 /// the next (an index is at most 6560), so the four windows side by side
 /// come out of four look-ups in one small table and three multiply-adds.
-static FWD_ROWS: std::sync::LazyLock<Box<[u64; 1024]>> = std::sync::LazyLock::new(|| row_table(false));
+static FWD_ROWS: [u64; 1024] = row_table(false);
 /// The same seen by Black on the turned board (square j is 4 - j, colours
 /// swapped).
-static ROT_ROWS: std::sync::LazyLock<Box<[u64; 1024]>> = std::sync::LazyLock::new(|| row_table(true));
+static ROT_ROWS: [u64; 1024] = row_table(true);
 
-fn row_table(turned: bool) -> Box<[u64; 1024]> {
-    let mut t = Box::new([0u64; 1024]);
-    let digit = |j: u64, own: u64, opp: u64| ((own >> j) & 1) + 2 * ((opp >> j) & 1);
-    for w in 0..32u64 {
-        for b in 0..32u64 {
-            if w & b != 0 {
-                continue;
+/// Built at compile time, so that reading the tables costs no
+/// initialisation check.
+const fn row_table(turned: bool) -> [u64; 1024] {
+    const fn digit(j: u64, own: u64, opp: u64) -> u64 {
+        ((own >> j) & 1) + 2 * ((opp >> j) & 1)
+    }
+    let mut t = [0u64; 1024];
+    let mut w = 0u64;
+    while w < 32 {
+        let mut b = 0u64;
+        while b < 32 {
+            if w & b == 0 {
+                let mut j = 0u64;
+                while j < 4 {
+                    let code = if turned {
+                        digit(4 - j, b, w) + 3 * digit(3 - j, b, w)
+                    } else {
+                        digit(j, w, b) + 3 * digit(j + 1, w, b)
+                    };
+                    t[(w * 32 + b) as usize] |= code << (16 * j);
+                    j += 1;
+                }
             }
-            for j in 0..4u64 {
-                let code = if turned {
-                    digit(4 - j, b, w) + 3 * digit(3 - j, b, w)
-                } else {
-                    digit(j, w, b) + 3 * digit(j + 1, w, b)
-                };
-                t[(w * 32 + b) as usize] |= code << (16 * j);
-            }
+            b += 1;
         }
+        w += 1;
     }
     t
 }
@@ -118,7 +127,7 @@ pub fn window_indices(pos: &Position) -> [(u16, u16); WINDOWS] {
 fn bands(pos: &Position) -> [u64; 4] {
     let white = pos.men(Color::White);
     let black = pos.men(Color::Black);
-    let (fwd, rot) = (&**FWD_ROWS, &**ROT_ROWS);
+    let (fwd, rot) = (&FWD_ROWS, &ROT_ROWS);
     // A row's table entry; the mask keeps the index provably in the table.
     let row = |r: usize| (((white >> row_base(r)) & 31) << 5 | ((black >> row_base(r)) & 31)) as usize & 1023;
     let f = |r: usize| fwd[row(r)];
