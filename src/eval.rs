@@ -15,7 +15,7 @@ pub mod pattern;
 
 use std::sync::Arc;
 
-use pattern::{PatternEval, PatternWeights, DEFAULT_WEIGHTS};
+use pattern::{PatternEval, PatternWeights, EMBEDDED_EVAL};
 
 use crate::bitboard::{slide, square_bb, Bitboard, Bits, DIRS};
 use crate::movegen::forward_steps;
@@ -325,11 +325,7 @@ impl Evaluation {
                 Some(path) => {
                     PatternWeights::load(path).map(|w| Evaluation::learned(&w)).map_err(|e| e.to_string())
                 }
-                None => {
-                    static EMBEDDED: std::sync::LazyLock<Arc<PatternEval>> =
-                        std::sync::LazyLock::new(|| Arc::new(PatternEval::from(&**DEFAULT_WEIGHTS)));
-                    Ok(Evaluation::Learned(EMBEDDED.clone()))
-                }
+                None => Ok(Evaluation::Learned(EMBEDDED_EVAL.clone())),
             },
             other => Err(format!("unknown evaluation {other:?} (expected learned or hand)")),
         }

@@ -302,13 +302,6 @@ impl Position {
         key
     }
 
-    /// The same pieces with the other side to move (to ask what the opponent
-    /// could do if it were its turn).
-    #[inline]
-    pub fn with_side_flipped(&self) -> Position {
-        Position { side: self.side.opponent(), key: self.key ^ ZOBRIST_BLACK, ..*self }
-    }
-
     /// The same position seen from the other side: colours swapped, board
     /// turned half a turn (square `s` becomes `51 - s`), other side to move.
     pub fn flipped(&self) -> Position {

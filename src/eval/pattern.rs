@@ -392,13 +392,12 @@ impl std::error::Error for WeightsError {}
 /// The weights shipped in the binary.
 pub const EMBEDDED: &[u8] = include_bytes!("weights.bin");
 
-/// The embedded weights, decoded once.
-pub static DEFAULT_WEIGHTS: std::sync::LazyLock<std::sync::Arc<PatternWeights>> =
-    std::sync::LazyLock::new(|| {
-        std::sync::Arc::new(
-            PatternWeights::from_bytes(EMBEDDED).unwrap_or_else(|_| PatternWeights::material()),
-        )
-    });
+/// The evaluation with the embedded weights, decoded and laid out once (the
+/// decoded `PatternWeights` are not kept: only the layout is used).
+pub static EMBEDDED_EVAL: std::sync::LazyLock<std::sync::Arc<PatternEval>> = std::sync::LazyLock::new(|| {
+    let weights = PatternWeights::from_bytes(EMBEDDED).unwrap_or_else(|_| PatternWeights::material());
+    std::sync::Arc::new(PatternEval::from(&weights))
+});
 
 #[cfg(test)]
 mod tests {
