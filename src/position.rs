@@ -253,6 +253,18 @@ impl Position {
     /// successful parse); the key is updated incrementally.
     #[inline(always)]
     pub fn make(&self, m: &Move) -> Position {
+        let mut p = self.make_unkeyed(m);
+        p.key = self.key_after(m);
+        p
+    }
+
+    /// [`Position::make`] without the key update: the child's key is left
+    /// at zero. Only for a caller that never reads the child's key, nor any
+    /// of its descendants' (the search's capture resolution at the horizon,
+    /// which uses neither the table nor repetitions); it saves the Zobrist
+    /// look-ups of every captured piece.
+    #[inline(always)]
+    pub fn make_unkeyed(&self, m: &Move) -> Position {
         let from = 1u64 << m.from;
         let to = 1u64 << m.to;
         let us = self.side;
@@ -272,7 +284,7 @@ impl Position {
         }
         p.kings &= !captured;
         p.side = us.opponent();
-        p.key = self.key_after(m);
+        p.key = 0;
         p
     }
 

@@ -802,7 +802,9 @@ impl<'a> Searcher<'a> {
             if crowning_only && !is_promotion(pos, &m) {
                 continue;
             }
-            let child = pos.make(&m);
+            // Capture resolution reads neither the table nor repetitions,
+            // so the children's keys are not needed.
+            let child = pos.make_unkeyed(&m);
             self.count_node();
             if self.stopped {
                 break;
