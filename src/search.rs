@@ -841,14 +841,19 @@ impl<'a> Searcher<'a> {
         if !capture && !threat {
             self.leaf_plies += ply as u64;
             self.leaves += 1;
-            if !has_any_quiet_move(pos) {
+            // The men's steps serve both the stalemate test and the
+            // crowning test below.
+            let us = pos.side();
+            let [a, b] = forward_steps(pos.men(us), us);
+            let steps = (a | b) & pos.empty();
+            if steps == 0 && !has_any_quiet_move(pos) {
                 return -(WIN - ply as Score);
             }
             if let Some(s) = self.probe_tables(pos, ply) {
                 return s;
             }
             let stand = self.shared.eval.evaluate(pos);
-            if stand >= beta || !can_crown(pos) {
+            if stand >= beta || steps & us.promotion_row() == 0 {
                 return stand;
             }
             // A man about to be crowned is worth a king: try crowning moves
@@ -880,13 +885,6 @@ const PROBCUT_MIN_DEPTH: i32 = 5;
 const PROBCUT_REDUCTION: i32 = 4;
 /// ...against beta plus this margin (hundredths of a man).
 const PROBCUT_MARGIN: Score = 40;
-
-/// Whether the side to move has a man that can step onto its crowning row.
-fn can_crown(pos: &Position) -> bool {
-    let us = pos.side();
-    let [a, b] = forward_steps(pos.men(us), us);
-    (a | b) & pos.empty() & us.promotion_row() != 0
-}
 
 const TT_MOVE_SCORE: i32 = 1 << 30;
 const KILLER_SCORE: i32 = 1 << 28;
