@@ -10,7 +10,7 @@ use crate::game::Game;
 use crate::timeman::Limits;
 
 /// Default search depth of the bench.
-pub const DEFAULT_DEPTH: u32 = 16;
+pub const DEFAULT_DEPTH: u32 = 17;
 
 /// The bench positions: openings, middlegames, endgames and tactical shots.
 pub const POSITIONS: &[(&str, &str)] = &[

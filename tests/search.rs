@@ -322,3 +322,33 @@ fn best_move_is_legal_everywhere() {
         }
     }
 }
+
+#[test]
+fn bench_is_deterministic_and_ends_with_its_totals() {
+    // The library's bench at a small depth: one line per position, the same
+    // node count every run with one thread.
+    let mut lines = Vec::new();
+    let a = dammer::bench::run(6, 1, 16, |l| lines.push(l.to_string()));
+    let b = dammer::bench::run(6, 1, 16, |_| {});
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(lines.len(), dammer::bench::POSITIONS.len());
+    // The command line's last line is exactly `<nodes> nodes <nps> nps`.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dammer"))
+        .args(["bench", "--depth", "6"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let last: Vec<&str> = stdout.lines().last().unwrap().split(' ').collect();
+    assert_eq!(last.len(), 4, "{stdout}");
+    assert_eq!((last[1], last[3]), ("nodes", "nps"), "{stdout}");
+    assert_eq!(last[0].parse::<u64>().unwrap(), a.nodes);
+    last[2].parse::<u64>().unwrap();
+    // A depth out of range is refused with a message, not a panic.
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_dammer"))
+        .args(["bench", "--depth", "0"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--depth"));
+}
