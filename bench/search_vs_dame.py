@@ -2,7 +2,7 @@
 """Search depth and speed of Dammer and dame-rs from the start position,
 side by side: `dammer analyse --time T` and `dame search --time T` alternate,
 ROUNDS times each; prints each run's deepest completed depth, nodes and
-nodes per second, and the medians.
+nodes per second, the medians, and the speed ratio of each round.
 
 Usage: search_vs_dame.py DAMMER DAME [--time 5] [--rounds 3]
 """
@@ -47,8 +47,16 @@ def main():
         if r == 0 and d2 is None:
             print("dame output was:\n" + raw)
     med = lambda xs: statistics.median(x for x in xs if x is not None) if any(x is not None for x in xs) else None
+    dame_nps = med([n for _, n in theirs])
     print(f"median: dammer depth {med([d for d, _ in ours])} at {med([n for _, n in ours]) / 1e6:.2f} Mnps; "
-          f"dame depth {med([d for d, _ in theirs])}")
+          f"dame depth {med([d for d, _ in theirs])}"
+          + (f" at {dame_nps / 1e6:.2f} Mnps" if dame_nps else ""))
+    # Both programs slow down together when the machine is busy, so the
+    # speed ratio of each round is steadier than either speed alone.
+    ratios = [a[1] / b[1] for a, b in zip(ours, theirs) if b[1]]
+    if ratios:
+        print(f"speed ratio dammer/dame per round: {' '.join(f'{x:.2f}' for x in ratios)}; "
+              f"median {statistics.median(ratios):.2f}")
 
 
 if __name__ == "__main__":
