@@ -608,6 +608,15 @@ impl<'a> Searcher<'a> {
             return self.quiesce(pos, alpha, beta, ply, true);
         }
         let tt = self.shared.tt;
+        // The first child's bucket is fetched before this node's own probe
+        // waits for memory, so that both fetches overlap: the first killer
+        // (the first move when there is no table move) now, the table move
+        // as soon as it is known. A guess that is not a legal move here only
+        // fetches a line for nothing.
+        let killer = self.killers[ply][0].filter(|_| depth > 1);
+        if let Some(k) = killer {
+            tt.prefetch(pos.key_after(&k));
+        }
         let entry = tt.probe(pos.key());
         if let Some(e) = entry {
             if !pv_node && e.depth >= depth {
@@ -619,6 +628,11 @@ impl<'a> Searcher<'a> {
                 };
                 if cut {
                     return s;
+                }
+            }
+            if let (Some((from, to)), true) = (e.mv, depth > 1) {
+                if killer.is_none_or(|k| (k.from, k.to) != (from, to)) {
+                    tt.prefetch(pos.key_after(&Move { from, to, captured: 0 }));
                 }
             }
         }
