@@ -608,14 +608,17 @@ impl<'a> Searcher<'a> {
             return self.quiesce(pos, alpha, beta, ply, true);
         }
         let tt = self.shared.tt;
-        // The first child's bucket is fetched before this node's own probe
-        // waits for memory, so that both fetches overlap: the first killer
-        // (the first move when there is no table move) now, the table move
-        // as soon as it is known. A guess that is not a legal move here only
-        // fetches a line for nothing.
+        // The first children's buckets are fetched before this node's own
+        // probe waits for memory, so that the fetches overlap: the killers'
+        // (the first moves when there is no table move) now, the table
+        // move's as soon as it is known. A guess that is not a legal move
+        // here only fetches a line for nothing.
         let killer = self.killers[ply][0].filter(|_| depth > 1);
         if let Some(k) = killer {
             tt.prefetch(pos.key_after(&k));
+            if let Some(k2) = self.killers[ply][1] {
+                tt.prefetch(pos.key_after(&k2));
+            }
         }
         let entry = tt.probe(pos.key());
         if let Some(e) = entry {
