@@ -262,7 +262,7 @@ impl Position {
     /// at zero. Only for a caller that never reads the child's key, nor any
     /// of its descendants' (the search's capture resolution at the horizon,
     /// which uses neither the table nor repetitions); it saves the Zobrist
-    /// look-ups of every captured piece.
+    /// look-ups of the moved piece and of every captured one.
     #[inline(always)]
     pub fn make_unkeyed(&self, m: &Move) -> Position {
         let from = 1u64 << m.from;
