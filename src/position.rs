@@ -264,7 +264,7 @@ impl Position {
     /// which uses neither the table nor repetitions); it saves the Zobrist
     /// look-ups of the moved piece and of every captured one.
     #[inline(always)]
-    pub fn make_unkeyed(&self, m: &Move) -> Position {
+    pub(crate) fn make_unkeyed(&self, m: &Move) -> Position {
         let from = 1u64 << m.from;
         let to = 1u64 << m.to;
         let us = self.side;
@@ -634,6 +634,31 @@ fn parse_fen(fen: &str) -> Result<Position, FenError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unkeyed_moves_give_the_same_position() {
+        // Random games (a fixed linear congruential sequence), every legal
+        // move of every position along them.
+        let mut seed = 12345u64;
+        let mut checked = 0;
+        for _ in 0..300 {
+            let mut pos = Position::start();
+            for _ in 0..200 {
+                let moves = crate::movegen::legal_moves(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                for m in &moves {
+                    let (a, b) = (pos.make(m), pos.make_unkeyed(m));
+                    assert_eq!((a.white, a.black, a.kings, a.side), (b.white, b.black, b.kings, b.side));
+                    checked += 1;
+                }
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                pos = pos.make(&moves.as_slice()[(seed >> 33) as usize % moves.len()]);
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+    }
 
     #[test]
     fn start_round_trips() {
