@@ -885,12 +885,16 @@ impl<'a> Searcher<'a> {
 /// (by `order`) into place `i` and returns it.
 #[inline]
 fn select_next(list: &mut MoveList, order: &mut [i32], i: usize) -> Move {
-    let mut k = i;
-    for j in i + 1..order.len() {
-        if order[j] > order[k] {
-            k = j;
-        }
+    // A maximum over (score, reversed index) pairs packed in one integer
+    // picks the first of the best moves, as a scan with a strict comparison
+    // would, but without a branch per move (which the processor mispredicts
+    // half the time).
+    debug_assert!(order.len() <= 0xFFFF);
+    let mut best = i64::MIN;
+    for (j, &score) in order.iter().enumerate().skip(i) {
+        best = best.max(i64::from(score) << 16 | (0xFFFF - j as i64));
     }
+    let k = (0xFFFF - (best & 0xFFFF)) as usize;
     list.as_mut_slice().swap(i, k);
     order.swap(i, k);
     list.as_slice()[i]
