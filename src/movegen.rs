@@ -247,43 +247,39 @@ impl CaptureGen<'_> {
     }
 
     /// Continues a man's capture from the single square `at`, where it
-    /// arrived by a jump in direction index `came`; returns whether it could.
+    /// arrived by a jump; returns whether it could.
     #[inline]
-    fn man(&mut self, at: Bitboard, captured: Bitboard, count: u32, came: usize) -> bool {
-        // Jumping back would cross the piece just taken, which cannot be
-        // taken twice, so only three directions remain.
-        let back = 3 - came;
-        let mut found = false;
-        if back != 0 {
-            found |= self.man_dir::<0>(at, captured, count);
+    fn man(&mut self, at: Bitboard, captured: Bitboard, count: u32) -> bool {
+        // The landing square of each direction, all four without a branch:
+        // most captures end here, and a branch per direction is one the
+        // processor mispredicts. Jumping back would cross the piece just
+        // taken, which is in `captured`, so that direction lands nowhere.
+        let jumpable = self.enemy & !captured;
+        let land = [
+            step::<0>(step::<0>(at) & jumpable) & self.empty,
+            step::<1>(step::<1>(at) & jumpable) & self.empty,
+            step::<2>(step::<2>(at) & jumpable) & self.empty,
+            step::<3>(step::<3>(at) & jumpable) & self.empty,
+        ];
+        if land[0] | land[1] | land[2] | land[3] == 0 {
+            return false;
         }
-        if back != 1 {
-            found |= self.man_dir::<1>(at, captured, count);
-        }
-        if back != 2 {
-            found |= self.man_dir::<2>(at, captured, count);
-        }
-        if back != 3 {
-            found |= self.man_dir::<3>(at, captured, count);
-        }
-        found
+        self.man_dir::<0>(at, land[0], captured, count);
+        self.man_dir::<1>(at, land[1], captured, count);
+        self.man_dir::<2>(at, land[2], captured, count);
+        self.man_dir::<3>(at, land[3], captured, count);
+        true
     }
 
     #[inline(always)]
-    fn man_dir<const D: usize>(&mut self, at: Bitboard, captured: Bitboard, count: u32) -> bool {
-        let over = step::<D>(at) & self.enemy & !captured;
-        if over == 0 {
-            return false;
-        }
-        let land = step::<D>(over) & self.empty;
+    fn man_dir<const D: usize>(&mut self, at: Bitboard, land: Bitboard, captured: Bitboard, count: u32) {
         if land == 0 {
-            return false;
+            return;
         }
-        let cap = captured | over;
-        if !self.man(land, cap, count + 1, D) {
+        let cap = captured | step::<D>(at);
+        if !self.man(land, cap, count + 1) {
             self.add(land.trailing_zeros(), cap, count + 1);
         }
-        true
     }
 
     /// Continues a king's capture from `sq` in the directions of `dirs` (a bit
@@ -351,7 +347,7 @@ fn men_captures<const D: usize>(g: &mut CaptureGen<'_>, men: Bitboard, empty: Bi
         g.from = m as u8;
         g.occupied = occ & !at;
         g.empty = empty | at;
-        if !g.man(land, over, 1, D) {
+        if !g.man(land, over, 1) {
             g.add(land.trailing_zeros(), over, 1);
         }
     }
