@@ -860,17 +860,15 @@ impl<'a> Searcher<'a> {
             self.leaves += 1;
             // The men's steps serve both the stalemate test and the
             // crowning test below.
-            let us = pos.side();
-            let [a, b] = forward_steps(pos.men(us), us);
-            let steps = (a | b) & pos.empty();
-            if steps == 0 && !has_any_quiet_move(pos) {
+            let steps = men_steps(pos);
+            if steps == 0 && !king_can_step(pos) {
                 return -(WIN - ply as Score);
             }
             if let Some(s) = self.probe_tables(pos, ply) {
                 return s;
             }
             let stand = self.shared.eval.evaluate(pos);
-            if stand >= beta || steps & us.promotion_row() == 0 {
+            if stand >= beta || steps & pos.side().promotion_row() == 0 {
                 return stand;
             }
             // A man about to be crowned is worth a king: try crowning moves
@@ -917,10 +915,22 @@ fn has_any_move(pos: &Position) -> bool {
 
 /// Whether the side to move has a quiet move (men forward or a king step).
 fn has_any_quiet_move(pos: &Position) -> bool {
-    use crate::bitboard::{shift, DIRS};
+    men_steps(pos) != 0 || king_can_step(pos)
+}
+
+/// The empty squares the side to move's men can step onto.
+#[inline(always)]
+fn men_steps(pos: &Position) -> crate::bitboard::Bitboard {
     let us = pos.side();
-    let empty = pos.empty();
-    let kings = pos.kings_of(us);
     let [a, b] = forward_steps(pos.men(us), us);
-    (a | b) & empty != 0 || DIRS.iter().any(|&d| shift(kings, d) & empty != 0)
+    (a | b) & pos.empty()
+}
+
+/// Whether one of the side to move's kings can step onto an empty square.
+#[inline(always)]
+fn king_can_step(pos: &Position) -> bool {
+    use crate::bitboard::{shift, DIRS};
+    let kings = pos.kings_of(pos.side());
+    let empty = pos.empty();
+    DIRS.iter().any(|&d| shift(kings, d) & empty != 0)
 }
