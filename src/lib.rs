@@ -1,28 +1,21 @@
 //! Dammer: an engine for international draughts (10x10, FMJD rules).
 //!
-//! The library holds everything protocol-neutral: the board ([`bitboard`],
-//! [`position`]), the rules ([`movegen`], [`game`]), move notation
-//! ([`notation`]) and [`perft`]. The binary only parses the command line and
-//! writes results.
+//! The library is built in floors, each importing only the floors below it:
+//!
+//! - [`base`]: a random number generator, a checksum, a duration formatter.
+//! - [`rules`]: board, positions, moves, move generation, the game record
+//!   and its draw rules, notation, perft.
+//! - [`engine`]: score scale, evaluation, transposition table, search,
+//!   threads, time management, endgame tables, and the [`Engine`] facade.
+//! - [`hub`]: the Hub protocol front end.
+//! - [`tools`]: match runner, self-play, tuner, table generator, bench.
+//!
+//! The binary only parses the command line and dispatches to these.
 
 #![warn(missing_docs)]
 
-pub mod bench;
-pub mod bitboard;
-pub mod egdb;
+pub mod base;
 pub mod engine;
-pub mod eval;
-pub mod game;
 pub mod hub;
-pub mod interrupt;
-pub mod movegen;
-pub mod notation;
-pub mod perft;
-pub mod position;
-pub mod search;
-pub mod selfplay;
-pub mod threads;
-pub mod timeman;
-pub mod tournament;
-pub mod tt;
-pub mod tune;
+pub mod rules;
+pub mod tools;

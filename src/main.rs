@@ -5,14 +5,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use dammer::engine::time::Limits;
 use dammer::engine::Engine;
-use dammer::game::{Game, GameResult};
-use dammer::movegen::legal_moves;
-use dammer::notation::to_pdn;
-use dammer::perft;
-use dammer::position::{Position, START_FEN};
-use dammer::timeman::Limits;
-use dammer::tournament;
+use dammer::rules::game::{Game, GameResult};
+use dammer::rules::movegen::legal_moves;
+use dammer::rules::notation::to_pdn;
+use dammer::rules::perft;
+use dammer::rules::position::{Position, START_FEN};
+use dammer::tools::tournament;
 
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
@@ -26,7 +26,7 @@ struct Cli {
 #[derive(clap::Args, Debug, Clone)]
 struct EvalArgs {
     /// `learned` (pattern weights) or `hand` (the hand-written evaluation).
-    #[arg(long, default_value = dammer::eval::DEFAULT_EVAL)]
+    #[arg(long, default_value = dammer::engine::eval::DEFAULT_EVAL)]
     eval: String,
     /// A weights file for the learned evaluation (default: the embedded one).
     #[arg(long)]
@@ -34,8 +34,8 @@ struct EvalArgs {
 }
 
 impl EvalArgs {
-    fn evaluation(&self) -> Result<dammer::eval::Evaluation, String> {
-        dammer::eval::Evaluation::from_name(&self.eval, self.weights.as_deref())
+    fn evaluation(&self) -> Result<dammer::engine::eval::Evaluation, String> {
+        dammer::engine::eval::Evaluation::from_name(&self.eval, self.weights.as_deref())
     }
 }
 
@@ -90,7 +90,7 @@ enum Command {
     /// regression check); the last line is `<nodes> nodes <nps> nps`.
     Bench {
         /// Depth of each search.
-        #[arg(long, default_value_t = dammer::bench::DEFAULT_DEPTH)]
+        #[arg(long, default_value_t = dammer::tools::bench::DEFAULT_DEPTH)]
         depth: u32,
         /// Search threads.
         #[arg(long, default_value_t = 1)]
@@ -260,12 +260,11 @@ enum EgdbCommand {
 }
 
 fn run_egdb(action: EgdbCommand) -> Result<(), String> {
-    use dammer::egdb;
     match action {
         EgdbCommand::Generate { pieces, dir, threads } => {
-            dammer::interrupt::catch();
+            dammer::tools::interrupt::catch();
             let threads = threads.unwrap_or_else(default_threads);
-            let r = egdb::generate(&dir, pieces, threads, |line| println!("{line}"))
+            let r = dammer::tools::egdb::generate(&dir, pieces, threads, |line| println!("{line}"))
                 .map_err(|e| e.to_string())?;
             println!(
                 "{} tables generated ({} positions, {:.1} MB on disk), {} kept, in {}; largest pair needed {:.0} MB",
@@ -273,20 +272,20 @@ fn run_egdb(action: EgdbCommand) -> Result<(), String> {
                 r.positions,
                 r.bytes as f64 / 1e6,
                 r.kept,
-                tournament::format_duration(r.elapsed),
+                dammer::base::duration::format_duration(r.elapsed),
                 r.peak_pair_bytes as f64 / 1e6
             );
             Ok(())
         }
         EgdbCommand::Verify { dir, pieces, threads } => {
-            dammer::interrupt::catch();
+            dammer::tools::interrupt::catch();
             let pieces = match pieces {
                 Some(n) => n,
                 None => complete_pieces(&dir)?,
             };
             let threads = threads.unwrap_or_else(default_threads);
-            let r =
-                egdb::verify(&dir, pieces, threads, |line| println!("{line}")).map_err(|e| e.to_string())?;
+            let r = dammer::tools::egdb::verify(&dir, pieces, threads, |line| println!("{line}"))
+                .map_err(|e| e.to_string())?;
             for (fen, stored, expected) in &r.examples {
                 println!("inconsistent: {fen} stored {stored}, successors give {expected}");
             }
@@ -314,7 +313,7 @@ fn run_egdb(action: EgdbCommand) -> Result<(), String> {
             println!("{}", pos);
             println!(
                 "{v} for {} to move",
-                if pos.side() == dammer::position::Color::White { "white" } else { "black" }
+                if pos.side() == dammer::rules::position::Color::White { "white" } else { "black" }
             );
             for m in legal_moves(&pos).iter() {
                 let after =
@@ -331,18 +330,18 @@ fn complete_pieces(dir: &std::path::Path) -> Result<usize, String> {
     if !dir.is_dir() {
         return Err(format!("{}: no such directory", dir.display()));
     }
-    match dammer::egdb::complete_pieces(dir) {
+    match dammer::engine::egdb::complete_pieces(dir) {
         0 => Err(format!("{}: no complete set of endgame tables (not even 2 pieces)", dir.display())),
         n => Ok(n),
     }
 }
 
-fn load_tables(dir: &std::path::Path, pieces: Option<usize>) -> Result<dammer::egdb::Tables, String> {
+fn load_tables(dir: &std::path::Path, pieces: Option<usize>) -> Result<dammer::engine::egdb::Tables, String> {
     let pieces = match pieces {
         Some(n) => n,
         None => complete_pieces(dir)?,
     };
-    let (tables, missing) = dammer::egdb::Tables::load(dir, pieces).map_err(|e| e.to_string())?;
+    let (tables, missing) = dammer::engine::egdb::Tables::load(dir, pieces).map_err(|e| e.to_string())?;
     if !missing.is_empty() {
         eprintln!(
             "dammer: {} of the tables up to {pieces} pieces are missing in {}; using up to {} pieces",
@@ -395,7 +394,7 @@ fn run_show(fen: &str, moves: &str) -> Result<(), String> {
     println!("moves {}", hub.join(" "));
     println!("pdn {}", pdn.join(" "));
     println!("result {}", game.result());
-    println!("eval {} (side to move)", dammer::search::format_score(dammer::eval::evaluate(pos)));
+    println!("eval {} (side to move)", dammer::engine::score::format(dammer::engine::eval::evaluate(pos)));
     Ok(())
 }
 
@@ -439,22 +438,6 @@ fn run_legal(positions: &[String], with_result: bool) -> Result<(), String> {
         }
     }
     out.flush().map_err(|e| e.to_string())
-}
-
-fn format_score(score: i32) -> String {
-    let s = dammer::search::format_score(score);
-    let table_band = dammer::search::TB_WIN - 1_000..=dammer::search::TB_WIN;
-    if table_band.contains(&score) {
-        format!("{s} (table win)")
-    } else if table_band.contains(&-score) {
-        format!("{s} (table loss)")
-    } else if score >= dammer::search::WIN_BAND {
-        format!("{s} (win in {})", dammer::search::WIN - score)
-    } else if score <= -dammer::search::WIN_BAND {
-        format!("{s} (loss in {})", dammer::search::WIN + score)
-    } else {
-        s
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -501,26 +484,27 @@ fn run_analyse(
     let start = *game.position();
     println!("{}", start);
     println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
-    let mut on_info = |info: &dammer::search::Info| {
+    let mut on_info = |info: &dammer::engine::search::Info| {
         println!(
             "{:>5} {:>6.1} {:>14} {:>12} {:>9.0} {:>8.3}  {}",
             info.depth,
             info.mean_depth,
-            format_score(info.score),
+            dammer::engine::score::describe(info.score),
             info.nodes,
             info.nps() / 1e3,
             info.time.as_secs_f64(),
-            dammer::notation::line_to_pdn(&start, &info.pv)
+            dammer::rules::notation::line_to_pdn(&start, &info.pv)
         );
     };
-    let result = engine.search(&game, &limits, &dammer::search::SearchControl::default(), &mut on_info);
+    let result =
+        engine.search(&game, &limits, &dammer::engine::search::SearchControl::default(), &mut on_info);
     match result.best {
         Some(m) => {
             let secs = result.time.as_secs_f64();
             println!(
                 "best move {} (hub {m}), score {}, depth {}, {} nodes in {:.3}s ({:.0} knps)",
                 to_pdn(&start, &m),
-                format_score(result.score),
+                dammer::engine::score::describe(result.score),
                 result.depth,
                 result.nodes,
                 secs,
@@ -533,13 +517,17 @@ fn run_analyse(
 }
 
 fn run_bench(depth: u32, threads: usize, hash: usize) -> Result<(), String> {
-    if !(1..=dammer::search::MAX_DEPTH).contains(&depth) {
-        return Err(format!("--depth must be between 1 and {}", dammer::search::MAX_DEPTH));
+    if !(1..=dammer::engine::search::MAX_DEPTH).contains(&depth) {
+        return Err(format!("--depth must be between 1 and {}", dammer::engine::search::MAX_DEPTH));
     }
-    let report =
-        dammer::bench::run(depth, threads.clamp(1, dammer::engine::MAX_THREADS), hash.max(1), |line| {
+    let report = dammer::tools::bench::run(
+        depth,
+        threads.clamp(1, dammer::engine::MAX_THREADS),
+        hash.max(1),
+        |line| {
             println!("{line}");
-        });
+        },
+    );
     let secs = report.time.as_secs_f64();
     let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };
     println!("{} nodes {} nps", report.nodes, nps);
@@ -550,7 +538,7 @@ fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-fn run_tune(cfg: dammer::tune::Config, threads: Option<usize>) -> Result<(), String> {
+fn run_tune(cfg: dammer::tools::tune::Config, threads: Option<usize>) -> Result<(), String> {
     if !(cfg.k.is_finite() && cfg.k > 0.0 && cfg.lr.is_finite() && cfg.lr > 0.0) {
         return Err("--k and --lr must be positive".into());
     }
@@ -561,7 +549,7 @@ fn run_tune(cfg: dammer::tune::Config, threads: Option<usize>) -> Result<(), Str
         .num_threads(threads.unwrap_or_else(default_threads).max(1))
         .build()
         .map_err(|e| format!("cannot start threads: {e}"))?;
-    pool.install(|| dammer::tune::run(&cfg, &mut |line| println!("{line}"))).map(|_| ())
+    pool.install(|| dammer::tools::tune::run(&cfg, &mut |line| println!("{line}"))).map(|_| ())
 }
 
 /// The `match` arguments as given.
@@ -632,8 +620,8 @@ fn match_config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<tournamen
         _ => return Err("give a time control: --movetime SECONDS or --tc [moves/]seconds[+increment]".into()),
     };
     let openings = match &a.openings {
-        Some(path) => tournament::load_openings(path)?,
-        None => tournament::parse_openings(tournament::DEFAULT_OPENINGS, false)?,
+        Some(path) => dammer::tools::openings::load_openings(path)?,
+        None => dammer::tools::openings::parse_openings(dammer::tools::openings::DEFAULT_OPENINGS, false)?,
     };
     if a.games == Some(0) {
         return Err("--games must be at least 1".into());
@@ -697,7 +685,7 @@ fn match_config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<tournamen
 
 fn run_match(cfg: &tournament::Config) -> Result<(), String> {
     tournament::check_engines(cfg)?;
-    dammer::interrupt::catch();
+    dammer::tools::interrupt::catch();
     let summary = tournament::run(cfg, &mut |line| println!("{line}"))?;
     for line in tournament::report(&summary, cfg.sprt) {
         println!("{line}");
@@ -760,7 +748,7 @@ fn main() -> ExitCode {
         }
         Command::Selfplay { out, games, nodes, threads, random_plies, seed, max_plies, eval } => {
             eval.evaluation().and_then(|evaluation| {
-                let cfg = dammer::selfplay::Config {
+                let cfg = dammer::tools::selfplay::Config {
                     out,
                     games,
                     nodes: nodes.max(1),
@@ -769,14 +757,17 @@ fn main() -> ExitCode {
                     seed,
                     eval: evaluation,
                     max_plies: max_plies.max(1),
-                    openings: tournament::parse_openings(tournament::DEFAULT_OPENINGS, false)?,
+                    openings: dammer::tools::openings::parse_openings(
+                        dammer::tools::openings::DEFAULT_OPENINGS,
+                        false,
+                    )?,
                 };
-                dammer::interrupt::catch();
-                dammer::selfplay::run(&cfg, &mut |line| println!("{line}")).map(|_| ())
+                dammer::tools::interrupt::catch();
+                dammer::tools::selfplay::run(&cfg, &mut |line| println!("{line}")).map(|_| ())
             })
         }
         Command::Tune { data, out, epochs, batch, lr, l2, lambda, k, init, threads } => run_tune(
-            dammer::tune::Config { data, out, epochs, batch, lr, l2, lambda, k, init, seed: 1 },
+            dammer::tools::tune::Config { data, out, epochs, batch, lr, l2, lambda, k, init, seed: 1 },
             threads,
         ),
         Command::Bench { depth, threads, hash } => run_bench(depth, threads, hash),

@@ -1,0 +1,919 @@
+//! The search of one thread: iterative deepening, aspiration windows,
+//! principal variation search, capture resolution at the horizon, and the
+//! FMJD draw rules along the searched line.
+//!
+//! Every thread runs a [`Searcher`]; they share only what [`Shared`] holds
+//! (the transposition table, the stop flag and the node count). The search
+//! never prints: the main thread hands progress to a callback.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::engine::egdb::{Tables, Wdl};
+use crate::engine::eval::Evaluation;
+use crate::engine::score::{from_tt, lost_in, table_win, to_tt, Score, INFINITY, WIN, WIN_BAND};
+use crate::engine::time::Budget;
+use crate::engine::tt::{Bound, Entry, TranspositionTable};
+use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
+use crate::rules::movegen::{
+    forward_steps, generate, generate_captures, generate_quiet, has_capture, is_promotion,
+    opponent_has_capture, Move, MoveList,
+};
+use crate::rules::position::Position;
+
+/// Deepest ply the search reaches.
+pub const MAX_PLY: usize = 128;
+/// Deepest iteration.
+pub const MAX_DEPTH: u32 = 100;
+
+/// How often (in nodes) a thread publishes its node count and checks limits.
+const CHECK_EVERY: u64 = 1024;
+
+/// Requests that reach a running search from other threads.
+#[derive(Debug, Default)]
+pub struct SearchControl {
+    stop: AtomicBool,
+    ponder_hit: AtomicBool,
+}
+
+impl SearchControl {
+    /// Asks the running search to finish now; it still answers with a move.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Tells a pondering search that the expected move was played: its time
+    /// limits apply from now on.
+    pub fn ponder_hit(&self) {
+        self.ponder_hit.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a stop was requested.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether a ponder hit arrived.
+    pub fn is_ponder_hit(&self) -> bool {
+        self.ponder_hit.load(Ordering::Relaxed)
+    }
+}
+
+/// State shared by all threads of one search.
+#[derive(Debug)]
+pub struct Shared<'a> {
+    /// The transposition table.
+    pub tt: &'a TranspositionTable,
+    /// Stop and ponder-hit requests.
+    pub control: &'a SearchControl,
+    /// Nodes searched by all threads (published every [`CHECK_EVERY`] nodes).
+    pub nodes: AtomicU64,
+    /// Stop once this many nodes are searched in all.
+    pub node_limit: Option<u64>,
+    /// The evaluation.
+    pub eval: &'a Evaluation,
+    /// Endgame tables to probe, if any.
+    pub egdb: Option<&'a Tables>,
+    /// How the tables' wins and losses are used in the tree.
+    pub egdb_mode: EgdbMode,
+    /// Root moves to search (all legal moves when empty): the tables keep
+    /// only the moves that preserve the root's result.
+    pub root_moves: &'a [Move],
+}
+
+/// How the search uses table results below the root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EgdbMode {
+    /// Draws, wins and losses end the line with a table score.
+    #[default]
+    Full,
+    /// The root itself is a table win or loss and its moves are already
+    /// filtered: only draws end a line, so that the search looks for the real
+    /// win (or the longest resistance) instead of seeing every line as equal.
+    DrawsOnly,
+}
+
+/// Progress of the search after an iteration (or during a long one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Info {
+    /// Iteration depth.
+    pub depth: u32,
+    /// Average ply of the leaves searched in this iteration.
+    pub mean_depth: f64,
+    /// Score for the side to move, hundredths of a man (wins: see [`crate::engine::score`]).
+    pub score: Score,
+    /// Nodes over all threads.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+}
+
+impl Info {
+    /// Nodes per second so far.
+    pub fn nps(&self) -> f64 {
+        let secs = self.time.as_secs_f64();
+        if secs > 0.0 {
+            self.nodes as f64 / secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// What the main thread's iterative deepening found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RootResult {
+    /// Best move (none only when there is no legal move).
+    pub best: Option<Move>,
+    /// Score of the best move.
+    pub score: Score,
+    /// Deepest completed iteration.
+    pub depth: u32,
+    /// Principal variation of that iteration.
+    pub pv: Vec<Move>,
+    /// Mean leaf ply of that iteration.
+    pub mean_depth: f64,
+}
+
+/// Timing of the main thread.
+#[derive(Debug)]
+pub struct Timer {
+    /// When the search started.
+    pub start: Instant,
+    /// The budgets.
+    pub budget: Budget,
+    /// Pondering: no time limit until the ponder hit.
+    pub pondering: bool,
+}
+
+/// One search thread.
+pub struct Searcher<'a> {
+    shared: &'a Shared<'a>,
+    id: usize,
+    root: Position,
+    /// Keys of the game's positions up to the root, then of the searched line.
+    keys: Vec<u64>,
+    root_index: usize,
+    /// Draw-rule counters of each ply of the searched line (index = ply).
+    states: Vec<PlyState>,
+    lists: Vec<MoveList>,
+    order: Vec<Vec<i32>>,
+    killers: [[Option<Move>; 2]; MAX_PLY],
+    history: Vec<i32>,
+    pv: Vec<[Move; MAX_PLY]>,
+    pv_len: [usize; MAX_PLY],
+    nodes: u64,
+    unpublished: u64,
+    leaf_plies: u64,
+    leaves: u64,
+    stopped: bool,
+    root_moves: Vec<Move>,
+    root_depth: i32,
+    /// Scratch list for capture sequences in table probes.
+    probe_list: MoveList,
+    timer: Option<Timer>,
+    clock_start: Instant,
+    last_report: Instant,
+    report: Option<&'a mut dyn FnMut(&Info)>,
+    best_so_far: RootResult,
+}
+
+impl std::fmt::Debug for Searcher<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Searcher(thread {}, {} nodes)", self.id, self.nodes)
+    }
+}
+
+fn history_index(side: usize, m: &Move) -> usize {
+    (side * 64 + m.from as usize) * 64 + m.to as usize
+}
+
+const HISTORY_MAX: i32 = 1 << 14;
+
+impl<'a> Searcher<'a> {
+    /// A searcher for thread `id` (0 is the main thread) on the position
+    /// reached by `history` (keys of the game's positions, the root's last)
+    /// with the root's draw-rule counters.
+    pub fn new(shared: &'a Shared<'a>, id: usize, root: Position, history: &[u64], state: PlyState) -> Self {
+        let mut keys = history.to_vec();
+        if keys.last() != Some(&root.key()) {
+            keys.push(root.key());
+        }
+        let root_index = keys.len() - 1;
+        keys.resize(root_index + MAX_PLY + 2, 0);
+        let now = Instant::now();
+        Searcher {
+            shared,
+            id,
+            root,
+            keys,
+            root_index,
+            states: vec![state; MAX_PLY + 2],
+            lists: (0..MAX_PLY + 1).map(|_| MoveList::new()).collect(),
+            order: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            killers: [[None; 2]; MAX_PLY],
+            history: vec![0; 2 * 64 * 64],
+            pv: vec![[Move::default(); MAX_PLY]; MAX_PLY],
+            pv_len: [0; MAX_PLY],
+            nodes: 0,
+            unpublished: 0,
+            leaf_plies: 0,
+            leaves: 0,
+            stopped: false,
+            root_moves: Vec::new(),
+            root_depth: 0,
+            probe_list: MoveList::new(),
+            timer: None,
+            clock_start: now,
+            last_report: now,
+            report: None,
+            best_so_far: RootResult::default(),
+        }
+    }
+
+    /// Makes this the main thread: it keeps time and reports progress.
+    pub fn set_main(&mut self, timer: Timer, report: &'a mut dyn FnMut(&Info)) {
+        self.clock_start = timer.start;
+        self.last_report = timer.start;
+        self.timer = Some(timer);
+        self.report = Some(report);
+    }
+
+    fn total_nodes(&self) -> u64 {
+        self.shared.nodes.load(Ordering::Relaxed) + self.unpublished
+    }
+
+    /// Publishes the node count and checks every limit.
+    fn check_limits(&mut self) {
+        self.shared.nodes.fetch_add(self.unpublished, Ordering::Relaxed);
+        self.unpublished = 0;
+        if self.shared.control.is_stopped() {
+            self.stopped = true;
+            return;
+        }
+        if let Some(limit) = self.shared.node_limit {
+            if self.shared.nodes.load(Ordering::Relaxed) >= limit {
+                self.shared.control.stop();
+                self.stopped = true;
+                return;
+            }
+        }
+        let Some(timer) = &mut self.timer else { return };
+        if timer.pondering {
+            if !self.shared.control.ponder_hit.load(Ordering::Relaxed) {
+                return;
+            }
+            timer.pondering = false;
+            timer.start = Instant::now();
+        }
+        let elapsed = timer.start.elapsed();
+        if timer.budget.hard.is_some_and(|h| elapsed >= h) {
+            self.shared.control.stop();
+            self.stopped = true;
+            return;
+        }
+        if self.last_report.elapsed() >= Duration::from_secs(1) && self.best_so_far.best.is_some() {
+            self.last_report = Instant::now();
+            let info = self.info(&self.best_so_far.clone());
+            if let Some(report) = self.report.as_mut() {
+                report(&info);
+            }
+        }
+    }
+
+    fn info(&self, r: &RootResult) -> Info {
+        Info {
+            depth: r.depth,
+            mean_depth: r.mean_depth,
+            score: r.score,
+            nodes: self.total_nodes(),
+            time: self.clock_start.elapsed(),
+            pv: r.pv.clone(),
+        }
+    }
+
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.unpublished += 1;
+        if self.unpublished >= CHECK_EVERY {
+            self.check_limits();
+        }
+    }
+
+    /// Iterative deepening up to `max_depth`; returns the last completed
+    /// iteration's result. Helpers (`id > 0`) stagger their depths.
+    pub fn iterate(&mut self, max_depth: u32) -> RootResult {
+        let mut list = MoveList::new();
+        generate(&self.root, &mut list);
+        self.root_moves = list.iter().copied().collect();
+        if !self.shared.root_moves.is_empty() {
+            self.root_moves.retain(|m| self.shared.root_moves.contains(m));
+        }
+        if self.root_moves.is_empty() {
+            return RootResult { score: -WIN, ..RootResult::default() };
+        }
+        // Some move is always ready, even if the first iteration is cut short.
+        self.best_so_far = RootResult {
+            best: Some(self.root_moves[0]),
+            pv: vec![self.root_moves[0]],
+            ..RootResult::default()
+        };
+        let mut prev_best: Option<Move> = None;
+        let mut stable_iterations = 0u32;
+        let max_depth = max_depth.clamp(1, MAX_DEPTH);
+        let mut depth = 1;
+        while depth <= max_depth {
+            if self.id > 0 && depth > 2 && (depth + self.id as u32).is_multiple_of(3) {
+                // Helpers skip some depths so that threads spread over depths.
+                depth += 1;
+                continue;
+            }
+            self.root_depth = depth as i32;
+            self.leaf_plies = 0;
+            self.leaves = 0;
+            let score = self.aspiration(depth as i32, self.best_so_far.score);
+            if self.stopped && depth > 1 {
+                break;
+            }
+            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]].to_vec();
+            let best = pv.first().copied().or(Some(self.root_moves[0]));
+            self.best_so_far = RootResult {
+                best,
+                score,
+                depth,
+                pv: if pv.is_empty() { vec![self.root_moves[0]] } else { pv },
+                mean_depth: if self.leaves > 0 { self.leaf_plies as f64 / self.leaves as f64 } else { 0.0 },
+            };
+            if best == prev_best {
+                stable_iterations += 1;
+            } else {
+                stable_iterations = 0;
+            }
+            prev_best = best;
+            if self.id == 0 {
+                self.last_report = Instant::now();
+                let info = self.info(&self.best_so_far.clone());
+                if let Some(report) = self.report.as_mut() {
+                    report(&info);
+                }
+                if self.stopped {
+                    break;
+                }
+                if self.soft_time_up(stable_iterations) {
+                    break;
+                }
+            }
+            depth += 1;
+        }
+        self.shared.nodes.fetch_add(self.unpublished, Ordering::Relaxed);
+        self.unpublished = 0;
+        self.best_so_far.clone()
+    }
+
+    /// Whether the main thread should not start another iteration.
+    fn soft_time_up(&self, stable_iterations: u32) -> bool {
+        let Some(timer) = &self.timer else { return false };
+        if timer.pondering && !self.shared.control.ponder_hit.load(Ordering::Relaxed) {
+            return false;
+        }
+        let Some(soft) = timer.budget.soft else { return false };
+        // A best move that keeps changing earns more time, a settled one less.
+        let factor = match stable_iterations {
+            0 => 1.6,
+            1 => 1.2,
+            2 => 1.0,
+            3 => 0.8,
+            _ => 0.6,
+        };
+        let elapsed = timer.start.elapsed().as_secs_f64();
+        let soft = soft.as_secs_f64() * factor;
+        let hard = timer.budget.hard.map_or(f64::INFINITY, |h| h.as_secs_f64());
+        // The next iteration takes a few times as long as this one: don't start
+        // one that cannot finish before the hard limit.
+        elapsed >= soft || elapsed * 2.5 >= hard.max(soft)
+    }
+
+    fn aspiration(&mut self, depth: i32, prev: Score) -> Score {
+        if depth < 4 || prev.abs() >= WIN_BAND {
+            return self.search_root(depth, -INFINITY, INFINITY);
+        }
+        let mut delta = 15;
+        let mut alpha = (prev - delta).max(-INFINITY);
+        let mut beta = (prev + delta).min(INFINITY);
+        loop {
+            let score = self.search_root(depth, alpha, beta);
+            if self.stopped {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+            } else {
+                return score;
+            }
+            delta *= 2;
+            if delta > 400 {
+                alpha = -INFINITY;
+                beta = INFINITY;
+            }
+        }
+    }
+
+    fn search_root(&mut self, depth: i32, mut alpha: Score, beta: Score) -> Score {
+        self.pv_len[0] = 0;
+        let root = self.root;
+        let mut best = -INFINITY;
+        let mut best_index = 0;
+        for i in 0..self.root_moves.len() {
+            let m = self.root_moves[i];
+            let child = root.make(&m);
+            if depth > 1 {
+                self.shared.tt.prefetch(child.key());
+            }
+            self.push(0, &root, &m, &child);
+            let score = if i == 0 {
+                -self.child(&child, -beta, -alpha, depth - 1, 1, true)
+            } else {
+                let mut s = -self.child(&child, -alpha - 1, -alpha, depth - 1, 1, false);
+                if s > alpha && s < beta && !self.stopped {
+                    s = -self.child(&child, -beta, -alpha, depth - 1, 1, true);
+                }
+                s
+            };
+            if self.stopped && depth > 1 {
+                return best.max(alpha);
+            }
+            if score > best {
+                best = score;
+                best_index = i;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(0, m);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        // The best move leads the next iteration.
+        let m = self.root_moves.remove(best_index);
+        self.root_moves.insert(0, m);
+        best
+    }
+
+    /// The table score of `pos` if the tables settle it. A table win or loss
+    /// is not trusted where a 16- or 5-move endgame rule may end the game
+    /// first (the tables ignore those rules); a draw always is.
+    #[inline]
+    fn probe_tables(&mut self, pos: &Position, ply: usize) -> Option<Score> {
+        let tables = self.shared.egdb?;
+        if pos.occupied().count_ones() as usize > tables.max_pieces() {
+            return None;
+        }
+        let v = tables.probe_with(pos, &mut self.probe_list)?;
+        let trusted = self.shared.egdb_mode == EgdbMode::Full && EndgameRule::of(pos).is_none();
+        match v {
+            Wdl::Draw => Some(0),
+            Wdl::Win if trusted => Some(table_win(ply)),
+            Wdl::Loss if trusted => Some(-table_win(ply)),
+            _ => None,
+        }
+    }
+
+    /// Records the child of ply `ply` (reached by `m`) on the line's stacks.
+    #[inline(always)]
+    fn push(&mut self, ply: usize, pos: &Position, m: &Move, child: &Position) {
+        // Both stacks are allocated for the deepest line: entries past the
+        // current ply are stale and never read.
+        self.states[ply + 1] = self.states[ply].after(pos, m, child);
+        self.keys[self.root_index + ply + 1] = child.key();
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = m;
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    /// Whether the line's position at `ply` is drawn by repetition (a repeat
+    /// inside the searched line, or a third occurrence counting the game).
+    fn is_repetition(&self, ply: usize) -> bool {
+        let reversible = self.states[ply].reversible as usize;
+        if reversible < 4 {
+            return false;
+        }
+        let i = self.root_index + ply;
+        let key = self.keys[i];
+        let mut seen = 0;
+        let mut back = 4;
+        while back <= reversible && back <= i {
+            let j = i - back;
+            if self.keys[j] == key {
+                if j >= self.root_index {
+                    return true;
+                }
+                seen += 1;
+                if seen >= 2 {
+                    return true;
+                }
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// The checks every node of the main search starts with: the node count
+    /// and stop, the draw rules, mate-distance bounds (narrowing the window)
+    /// and the endgame tables. `Some` ends the node with that score.
+    #[inline(always)]
+    fn enter(&mut self, pos: &Position, alpha: &mut Score, beta: &mut Score, ply: usize) -> Option<Score> {
+        self.pv_len[ply] = ply;
+        self.count_node();
+        if self.stopped {
+            return Some(0);
+        }
+        let state = self.states[ply];
+        if draw_by_rule(state, 0).is_some() || self.is_repetition(ply) {
+            // A side without a legal move has lost, whatever the counters say.
+            return Some(if has_any_move(pos) { 0 } else { lost_in(ply) });
+        }
+        *alpha = (*alpha).max(lost_in(ply));
+        *beta = (*beta).min(WIN - ply as Score - 1);
+        if *alpha >= *beta {
+            return Some(*alpha);
+        }
+        self.probe_tables(pos, ply)
+    }
+
+    /// Searches a child: a child at the horizon goes through the node checks
+    /// straight to quiescence, without the cost of entering `search` (most
+    /// children are at the horizon).
+    #[inline(always)]
+    fn child(
+        &mut self,
+        pos: &Position,
+        mut alpha: Score,
+        mut beta: Score,
+        depth: i32,
+        ply: usize,
+        pv: bool,
+    ) -> Score {
+        if depth > 0 {
+            return self.search(pos, alpha, beta, depth, ply, pv);
+        }
+        if let Some(s) = self.enter(pos, &mut alpha, &mut beta, ply) {
+            return s;
+        }
+        self.quiesce(pos, alpha, beta, ply, true)
+    }
+
+    fn search(
+        &mut self,
+        pos: &Position,
+        mut alpha: Score,
+        mut beta: Score,
+        depth: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> Score {
+        if let Some(s) = self.enter(pos, &mut alpha, &mut beta, ply) {
+            return s;
+        }
+        if depth <= 0 || ply >= MAX_PLY - 8 {
+            return self.quiesce(pos, alpha, beta, ply, true);
+        }
+        let tt = self.shared.tt;
+        // The first children's buckets are fetched before this node's own
+        // probe waits for memory, so that the fetches overlap: the killers'
+        // (the first moves when there is no table move) now, the table
+        // move's as soon as it is known. A guess that is not a legal move
+        // here only fetches a line for nothing.
+        let killer = self.killers[ply][0].filter(|_| depth > 1);
+        if let Some(k) = killer {
+            tt.prefetch(pos.key_after(&k));
+            if let Some(k2) = self.killers[ply][1] {
+                tt.prefetch(pos.key_after(&k2));
+            }
+        }
+        let entry = tt.probe(pos.key());
+        if let Some(e) = entry {
+            if !pv_node && e.depth >= depth {
+                let s = from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+            if let (Some((from, to)), true) = (e.mv, depth > 1) {
+                if killer.is_none_or(|k| (k.from, k.to) != (from, to)) {
+                    tt.prefetch(pos.key_after(&Move { from, to, captured: 0 }));
+                }
+            }
+        }
+        // ProbCut: a shallow search that clears beta by a margin growing with
+        // the depth is trusted to fail high at full depth too. (No null move:
+        // zugzwang is everywhere in draughts.)
+        if !pv_node && depth >= PROBCUT_MIN_DEPTH && beta.abs() < WIN_BAND {
+            let margin = PROBCUT_MARGIN;
+            let target = beta + margin;
+            let probe_depth = depth - PROBCUT_REDUCTION;
+            let s = self.search(pos, target - 1, target, probe_depth, ply, false);
+            if self.stopped {
+                return 0;
+            }
+            if s >= target {
+                return s - margin;
+            }
+            self.pv_len[ply] = ply;
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        generate(pos, &mut list);
+        if list.is_empty() {
+            self.lists[ply] = list;
+            return lost_in(ply);
+        }
+        let extension = i32::from(list.len() == 1 && ply < 2 * self.root_depth as usize);
+        let mut order = std::mem::take(&mut self.order[ply]);
+        self.score_moves(pos, &list, entry.and_then(|e| e.mv), ply, &mut order);
+        let side = pos.side() as usize;
+        let alpha_orig = alpha;
+        let mut best = -INFINITY;
+        let mut best_move: Option<Move> = None;
+        let n = list.len();
+        let new_depth = depth - 1 + extension;
+        // The children's table buckets are fetched ahead: the first child's
+        // just before it is searched, and once a node has searched a move
+        // without a cutoff (it will likely search them all), each next
+        // child's while the current one is searched, so that its probe finds
+        // the bucket in the cache (the key comes without making the move).
+        // Children at the horizon never probe.
+        let fetch = new_depth > 0;
+        // Moves before this index are in place and their buckets fetched.
+        let mut ready = 0;
+        for i in 0..n {
+            let fetched = i < ready;
+            let m = if fetched { list.as_slice()[i] } else { select_next(&mut list, &mut order, i) };
+            let child = pos.make(&m);
+            if fetch && !fetched {
+                self.shared.tt.prefetch(child.key());
+            }
+            if fetch && i >= 1 && i + 1 < n {
+                let next = select_next(&mut list, &mut order, i + 1);
+                self.shared.tt.prefetch(pos.key_after(&next));
+                ready = i + 2;
+            }
+            self.push(ply, pos, &m, &child);
+            let score = if i == 0 {
+                -self.child(&child, -beta, -alpha, new_depth, ply + 1, pv_node)
+            } else {
+                let quiet = !m.is_capture() && !is_promotion(pos, &m) && order[i] < KILLER_SCORE;
+                let mut r = 0;
+                if quiet && depth >= 3 && i >= if pv_node { 3 } else { 2 } {
+                    r = 1 + i32::from(!pv_node && i >= 6);
+                    r = r.min(new_depth - 1).max(0);
+                }
+                let mut s = -self.child(&child, -alpha - 1, -alpha, new_depth - r, ply + 1, false);
+                if s > alpha && r > 0 && !self.stopped {
+                    s = -self.child(&child, -alpha - 1, -alpha, new_depth, ply + 1, false);
+                }
+                if s > alpha && s < beta && pv_node && !self.stopped {
+                    s = -self.child(&child, -beta, -alpha, new_depth, ply + 1, true);
+                }
+                s
+            };
+            if self.stopped {
+                self.lists[ply] = list;
+                self.order[ply] = order;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(m);
+                if score > alpha {
+                    alpha = score;
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        self.reward(side, ply, depth, &m, &list.as_slice()[..i]);
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha_orig {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        tt.store(
+            pos.key(),
+            Entry {
+                score: to_tt(best, ply),
+                depth,
+                bound,
+                mv: best_move.filter(|_| bound != Bound::Upper).map(|m| (m.from, m.to)),
+            },
+        );
+        self.lists[ply] = list;
+        self.order[ply] = order;
+        best
+    }
+
+    fn score_moves(
+        &self,
+        pos: &Position,
+        list: &MoveList,
+        tt_move: Option<(u8, u8)>,
+        ply: usize,
+        order: &mut Vec<i32>,
+    ) {
+        order.clear();
+        let side = pos.side() as usize;
+        for m in list {
+            let s = if tt_move == Some((m.from, m.to)) {
+                TT_MOVE_SCORE
+            } else if self.killers[ply][0] == Some(*m) {
+                KILLER_SCORE + 1
+            } else if self.killers[ply][1] == Some(*m) {
+                KILLER_SCORE
+            } else {
+                self.history[history_index(side, m)]
+            };
+            order.push(s);
+        }
+    }
+
+    /// A move caused a cutoff: credit it, and debit the moves tried before it.
+    fn reward(&mut self, side: usize, ply: usize, depth: i32, m: &Move, tried: &[Move]) {
+        let bonus = (depth * depth).min(400);
+        let update = |h: &mut i32, b: i32| *h += b - *h * b.abs() / HISTORY_MAX;
+        update(&mut self.history[history_index(side, m)], bonus);
+        for t in tried {
+            update(&mut self.history[history_index(side, t)], -bonus);
+        }
+        if !m.is_capture() && self.killers[ply][0] != Some(*m) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(*m);
+        }
+    }
+
+    /// Searches the moves of `pos` at the horizon (only the crowning ones
+    /// when `crowning_only`); returns the best score, or -INFINITY when no
+    /// move qualified. A position without any move has lost. `capture` is
+    /// whether the side to move must capture, which the caller knows.
+    #[inline(always)]
+    fn quiesce_moves(
+        &mut self,
+        pos: &Position,
+        (mut alpha, beta): (Score, Score),
+        ply: usize,
+        capture: bool,
+        crowning_only: bool,
+    ) -> Score {
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        if capture {
+            generate_captures(pos, &mut list);
+        } else {
+            generate_quiet(pos, &mut list);
+        }
+        if list.is_empty() {
+            self.lists[ply] = list;
+            return lost_in(ply);
+        }
+        let mut best = -INFINITY;
+        for i in 0..list.len() {
+            let m = list.as_slice()[i];
+            if crowning_only && !is_promotion(pos, &m) {
+                continue;
+            }
+            // Capture resolution reads neither the table nor repetitions,
+            // so the children's keys are not needed.
+            let child = pos.make_unkeyed(&m);
+            self.count_node();
+            if self.stopped {
+                break;
+            }
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, false);
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        if self.stopped {
+            return 0;
+        }
+        best
+    }
+
+    /// Resolves captures at the horizon. A pending capture is always played
+    /// out (captures are forced, so there is no standing pat); in a quiet
+    /// position the static evaluation stands, except at the first quiescence
+    /// ply when the opponent threatens a capture: then one more full ply is
+    /// searched.
+    fn quiesce(&mut self, pos: &Position, alpha: Score, beta: Score, ply: usize, first: bool) -> Score {
+        if ply >= MAX_PLY - 2 {
+            return self.shared.eval.evaluate(pos);
+        }
+        let capture = has_capture(pos);
+        let threat = !capture && first && opponent_has_capture(pos);
+        if !capture && !threat {
+            self.leaf_plies += ply as u64;
+            self.leaves += 1;
+            // The men's steps serve both the stalemate test and the
+            // crowning test below.
+            let steps = men_steps(pos);
+            if steps == 0 && !king_can_step(pos) {
+                return lost_in(ply);
+            }
+            if let Some(s) = self.probe_tables(pos, ply) {
+                return s;
+            }
+            let stand = self.shared.eval.evaluate(pos);
+            if stand >= beta || steps & pos.side().promotion_row() == 0 {
+                return stand;
+            }
+            // A man about to be crowned is worth a king: try crowning moves
+            // beyond the horizon, as captures are.
+            return self.quiesce_moves(pos, (stand.max(alpha), beta), ply, false, true).max(stand);
+        }
+        self.quiesce_moves(pos, (alpha, beta), ply, capture, false)
+    }
+}
+
+/// Selection sort step: swaps the most promising of the moves from `i` on
+/// (by `order`) into place `i` and returns it.
+#[inline]
+fn select_next(list: &mut MoveList, order: &mut [i32], i: usize) -> Move {
+    // A maximum over (score, reversed index) pairs packed in one integer
+    // picks the first of the best moves, as a scan with a strict comparison
+    // would, but without a branch per move (which the processor mispredicts
+    // half the time).
+    debug_assert!(order.len() <= 0xFFFF);
+    let mut best = i64::MIN;
+    for (j, &score) in order.iter().enumerate().skip(i) {
+        best = best.max(i64::from(score) << 16 | (0xFFFF - j as i64));
+    }
+    let k = (0xFFFF - (best & 0xFFFF)) as usize;
+    list.as_mut_slice().swap(i, k);
+    order.swap(i, k);
+    list.as_slice()[i]
+}
+
+/// ProbCut: nodes at least this deep are probed...
+const PROBCUT_MIN_DEPTH: i32 = 5;
+/// ...with a search this much shallower...
+const PROBCUT_REDUCTION: i32 = 4;
+/// ...against beta plus this margin (hundredths of a man).
+const PROBCUT_MARGIN: Score = 40;
+
+const TT_MOVE_SCORE: i32 = 1 << 30;
+const KILLER_SCORE: i32 = 1 << 28;
+
+/// Whether the side to move has any legal move.
+fn has_any_move(pos: &Position) -> bool {
+    has_capture(pos) || has_any_quiet_move(pos)
+}
+
+/// Whether the side to move has a quiet move (men forward or a king step).
+fn has_any_quiet_move(pos: &Position) -> bool {
+    men_steps(pos) != 0 || king_can_step(pos)
+}
+
+/// The empty squares the side to move's men can step onto.
+#[inline(always)]
+fn men_steps(pos: &Position) -> crate::rules::bitboard::Bitboard {
+    let us = pos.side();
+    let [a, b] = forward_steps(pos.men(us), us);
+    (a | b) & pos.empty()
+}
+
+/// Whether one of the side to move's kings can step onto an empty square.
+#[inline(always)]
+fn king_can_step(pos: &Position) -> bool {
+    use crate::rules::bitboard::{shift, DIRS};
+    let kings = pos.kings_of(pos.side());
+    let empty = pos.empty();
+    DIRS.iter().any(|&d| shift(kings, d) & empty != 0)
+}

@@ -1,0 +1,280 @@
+//! A game record: the start position, the moves played, and the result under
+//! the FMJD rules (no legal move, threefold repetition, the 25-move king rule
+//! and the 16-move and 5-move endgame rules).
+//!
+//! The counters the draw rules need are kept per ply in [`PlyState`] so the
+//! search can carry the same state along its own line of play.
+
+use std::fmt;
+
+use crate::rules::movegen::{legal_moves, Move};
+use crate::rules::notation::{parse_move, MoveError};
+use crate::rules::position::{Color, FenError, Position};
+
+/// Plies of king moves without a capture or man move that draw (25 moves each).
+pub const KING_MOVES_DRAW_PLIES: u32 = 50;
+/// Plies allowed in a 16-move endgame (16 moves each).
+pub const SIXTEEN_MOVE_PLIES: u32 = 32;
+/// Plies allowed in a 5-move endgame (5 moves each).
+pub const FIVE_MOVE_PLIES: u32 = 10;
+
+/// The FMJD endgame rule that applies to a material configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndgameRule {
+    /// Three pieces, at least one a king, against a lone king: 16 moves each.
+    Sixteen,
+    /// At most two pieces, at least one a king, against a lone king: 5 moves each.
+    Five,
+}
+
+impl EndgameRule {
+    /// Plies the stronger side has before the game is drawn.
+    pub const fn limit(self) -> u32 {
+        match self {
+            EndgameRule::Sixteen => SIXTEEN_MOVE_PLIES,
+            EndgameRule::Five => FIVE_MOVE_PLIES,
+        }
+    }
+
+    /// The rule for `pos`'s material, if any: one side has a lone king and
+    /// the other at most three pieces of which at least one is a king.
+    pub fn of(pos: &Position) -> Option<EndgameRule> {
+        // Every rule needs a king on the board: most positions of a search
+        // have none, and this test is made at every move.
+        if pos.kings() == 0 {
+            return None;
+        }
+        let lone = |c: Color| pos.pieces(c).count_ones() == 1 && pos.kings_of(c) != 0;
+        let rule_against = |c: Color| {
+            let n = pos.pieces(c).count_ones();
+            if pos.kings_of(c) == 0 {
+                None
+            } else if n == 3 {
+                Some(EndgameRule::Sixteen)
+            } else if n <= 2 {
+                Some(EndgameRule::Five)
+            } else {
+                None
+            }
+        };
+        if lone(Color::Black) {
+            rule_against(Color::White)
+        } else if lone(Color::White) {
+            rule_against(Color::Black)
+        } else {
+            None
+        }
+    }
+}
+
+/// The draw-rule counters of one position in a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PlyState {
+    /// Plies since the last man move or capture: repetitions can only reach
+    /// this far back, and the 25-move rule counts it.
+    pub reversible: u32,
+    /// The endgame rule in force and the plies played under it.
+    pub endgame: Option<(EndgameRule, u32)>,
+}
+
+impl PlyState {
+    /// The state at a game's start position (no history before it).
+    pub fn initial(pos: &Position) -> PlyState {
+        PlyState { reversible: 0, endgame: EndgameRule::of(pos).map(|r| (r, 0)) }
+    }
+
+    /// The state after `m` takes `before` to `after`.
+    pub fn after(&self, before: &Position, m: &Move, after: &Position) -> PlyState {
+        let man_moved = before.kings() >> m.from & 1 == 0;
+        let reversible = if man_moved || m.is_capture() { 0 } else { self.reversible + 1 };
+        // The count restarts whenever the rule that applies changes (a
+        // capture from three pieces to two, say); a promotion that keeps
+        // three pieces with a king against a lone king keeps counting.
+        let endgame = match (EndgameRule::of(after), self.endgame) {
+            (None, _) => None,
+            (Some(r), Some((old, n))) if r == old && !m.is_capture() => Some((r, n + 1)),
+            (Some(r), _) => Some((r, 0)),
+        };
+        PlyState { reversible, endgame }
+    }
+}
+
+/// Why a game is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawReason {
+    /// The same position with the same side to move occurred three times.
+    Repetition,
+    /// 25 moves each with only king moves and no capture.
+    TwentyFiveMoves,
+    /// The 16-move endgame rule.
+    SixteenMoves,
+    /// The 5-move endgame rule.
+    FiveMoves,
+}
+
+/// The state of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// The game goes on.
+    Ongoing,
+    /// The side to move has no legal move and loses.
+    Win(Color),
+    /// Drawn by rule.
+    Draw(DrawReason),
+}
+
+impl GameResult {
+    /// The PDN result: `2-0`, `0-2`, `1-1` or `*`.
+    pub fn pdn(&self) -> &'static str {
+        match self {
+            GameResult::Ongoing => "*",
+            GameResult::Win(Color::White) => "2-0",
+            GameResult::Win(Color::Black) => "0-2",
+            GameResult::Draw(_) => "1-1",
+        }
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self {
+            GameResult::Ongoing => "game in progress",
+            GameResult::Win(Color::White) => "White wins: Black has no legal move",
+            GameResult::Win(Color::Black) => "Black wins: White has no legal move",
+            GameResult::Draw(DrawReason::Repetition) => "draw by threefold repetition",
+            GameResult::Draw(DrawReason::TwentyFiveMoves) => "draw by the 25-move king rule",
+            GameResult::Draw(DrawReason::SixteenMoves) => "draw by the 16-move endgame rule",
+            GameResult::Draw(DrawReason::FiveMoves) => "draw by the 5-move endgame rule",
+        };
+        write!(f, "{} ({why})", self.pdn())
+    }
+}
+
+/// A game: its start position and every move played since.
+#[derive(Clone, Debug)]
+pub struct Game {
+    positions: Vec<Position>,
+    states: Vec<PlyState>,
+    moves: Vec<Move>,
+}
+
+impl Default for Game {
+    fn default() -> Self {
+        Game::new(Position::start())
+    }
+}
+
+impl Game {
+    /// A game starting from `start`.
+    pub fn new(start: Position) -> Game {
+        Game { positions: vec![start], states: vec![PlyState::initial(&start)], moves: Vec::new() }
+    }
+
+    /// A game starting from a FEN or Hub position string.
+    pub fn from_text(text: &str) -> Result<Game, FenError> {
+        Position::parse(text).map(Game::new)
+    }
+
+    /// The position now.
+    pub fn position(&self) -> &Position {
+        self.positions.last().expect("a game always has its start position")
+    }
+
+    /// The start position.
+    pub fn start(&self) -> &Position {
+        &self.positions[0]
+    }
+
+    /// The moves played, in order.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// Every position of the game, the start first and the current one last.
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
+    /// The draw-rule counters of the current position.
+    pub fn state(&self) -> PlyState {
+        *self.states.last().expect("a game always has a state")
+    }
+
+    /// Plays a move that must be legal in the current position.
+    pub fn play(&mut self, m: Move) -> Result<(), MoveError> {
+        let legal = legal_moves(self.position());
+        if !legal.iter().any(|l| *l == m) {
+            return Err(MoveError::Illegal {
+                text: m.to_string(),
+                reason: "not a legal move here".into(),
+                legal: legal.iter().map(Move::to_string).collect(),
+            });
+        }
+        self.push_unchecked(m);
+        Ok(())
+    }
+
+    /// Parses and plays a move given in Hub or PDN notation; the game is
+    /// unchanged when the text names no single legal move.
+    pub fn play_text(&mut self, text: &str) -> Result<Move, MoveError> {
+        let m = parse_move(self.position(), text)?;
+        self.push_unchecked(m);
+        Ok(m)
+    }
+
+    fn push_unchecked(&mut self, m: Move) {
+        let pos = *self.position();
+        let next = pos.make(&m);
+        let state = self.state().after(&pos, &m, &next);
+        self.positions.push(next);
+        self.states.push(state);
+        self.moves.push(m);
+    }
+
+    /// Takes back the last move.
+    pub fn undo(&mut self) -> Option<Move> {
+        let m = self.moves.pop()?;
+        self.positions.pop();
+        self.states.pop();
+        Some(m)
+    }
+
+    /// How often the current position (same pieces, same side to move) has
+    /// occurred in the game, this time included.
+    pub fn repetitions(&self) -> u32 {
+        let now = self.position();
+        let back = self.state().reversible as usize;
+        let n = self.positions.len();
+        let first = n - 1 - back.min(n - 1);
+        self.positions[first..n].iter().rev().step_by(2).filter(|p| *p == now).count() as u32
+    }
+
+    /// The result of the game as it stands.
+    pub fn result(&self) -> GameResult {
+        let pos = self.position();
+        if legal_moves(pos).is_empty() {
+            return GameResult::Win(pos.side().opponent());
+        }
+        draw_by_rule(self.state(), self.repetitions()).map_or(GameResult::Ongoing, GameResult::Draw)
+    }
+}
+
+/// The draw rule, if any, that ends a game in a position with these counters
+/// that has occurred `repetitions` times (the side to move has a legal move).
+pub fn draw_by_rule(state: PlyState, repetitions: u32) -> Option<DrawReason> {
+    if repetitions >= 3 {
+        return Some(DrawReason::Repetition);
+    }
+    if let Some((rule, n)) = state.endgame {
+        if n >= rule.limit() {
+            return Some(match rule {
+                EndgameRule::Sixteen => DrawReason::SixteenMoves,
+                EndgameRule::Five => DrawReason::FiveMoves,
+            });
+        }
+    }
+    if state.reversible >= KING_MOVES_DRAW_PLIES {
+        return Some(DrawReason::TwentyFiveMoves);
+    }
+    None
+}

@@ -1,0 +1,62 @@
+//! `dammer bench`: a fixed set of positions searched to a fixed depth with a
+//! cleared table. Its node count identifies the search's behaviour (commits
+//! that change the search quote it as `Bench: <nodes>`), and its speed is a
+//! quick health check.
+
+use std::time::{Duration, Instant};
+
+use crate::engine::time::Limits;
+use crate::engine::Engine;
+use crate::rules::game::Game;
+
+/// Default search depth of the bench.
+pub const DEFAULT_DEPTH: u32 = 17;
+
+/// The bench positions: openings, middlegames, endgames and tactical shots.
+pub const POSITIONS: &[(&str, &str)] = &[
+    ("start", "W:W31-50:B1-20"),
+    ("opening 32-28 19-23", "W:W28,31,33-50:B1-18,20,23"),
+    ("opening 33-29 18-22", "W:W29,31,32,34-50:B1-17,19,20,22"),
+    ("opening 34-30 20-25", "W:W30,31,32,33,35-50:B1-19,25"),
+    ("woldouby", "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38"),
+    ("front rows", "W:B16,17,18,19,20:W31,32,33,34,35"),
+    ("classical centre", "W:W27,28,29,32,33,34,36,37,38,39,40,41,42,43,45,47,48:B3,6,7,8,9,11,12,13,14,16,17,18,19,20,22,23,24"),
+    ("king endgame", "W:WK46,28,37:BK5,14"),
+    ("kings and men", "B:W18,24,27,28,K10,K15:B12,16,20,K22,K25,K29"),
+    ("random178", "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46"),
+];
+
+/// Totals of a bench run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchReport {
+    /// Nodes over all positions.
+    pub nodes: u64,
+    /// Time over all positions.
+    pub time: Duration,
+}
+
+/// Searches every bench position to `depth` with a cleared table, calling
+/// `line` with one line of text per position.
+pub fn run(depth: u32, threads: usize, hash_mb: usize, mut line: impl FnMut(&str)) -> BenchReport {
+    let mut engine = Engine::new(threads, hash_mb);
+    let limits = Limits { depth: Some(depth), analysis: true, ..Limits::default() };
+    let mut nodes = 0;
+    let start = Instant::now();
+    for (name, fen) in POSITIONS {
+        let Ok(game) = Game::from_text(fen) else {
+            line(&format!("{name}: bad bench position {fen}"));
+            continue;
+        };
+        engine.clear();
+        let r = engine.search_quietly(&game, &limits);
+        nodes += r.nodes;
+        let best = r.best.map_or("none".to_string(), |m| m.to_string());
+        line(&format!(
+            "{name:<20} depth {:>2} score {:>7} nodes {:>10} best {best}",
+            r.depth,
+            crate::engine::score::format(r.score),
+            r.nodes
+        ));
+    }
+    BenchReport { nodes, time: start.elapsed() }
+}

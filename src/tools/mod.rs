@@ -1,0 +1,12 @@
+//! The tools around the engine: the match runner, self-play, the tuner, the
+//! endgame-table generator and the bench. Nothing in the engine or a front
+//! end imports them.
+
+pub mod bench;
+pub mod egdb;
+pub mod interrupt;
+pub mod openings;
+pub mod pdn;
+pub mod selfplay;
+pub mod tournament;
+pub mod tune;

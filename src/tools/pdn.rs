@@ -1,0 +1,291 @@
+//! PDN: writing finished games, and reading games back (openings, tests).
+
+use std::fmt::Write as _;
+
+use crate::rules::game::Game;
+use crate::rules::notation::to_pdn;
+use crate::rules::position::Position;
+
+/// One game read from a PDN file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PdnGame {
+    /// Tags in file order.
+    pub tags: Vec<(String, String)>,
+    /// Moves as written.
+    pub moves: Vec<String>,
+    /// The result token (`2-0`, `1-1`, `0-2`, `*`), if any.
+    pub result: Option<String>,
+}
+
+impl PdnGame {
+    /// The value of a tag.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// Replays the game from its FEN tag (or the initial position) by
+    /// Dammer's rules.
+    pub fn replay(&self) -> Result<Game, String> {
+        let mut game = match self.tag("FEN") {
+            Some(fen) => Game::from_text(fen).map_err(|e| format!("bad FEN tag {fen:?}: {e}"))?,
+            None => Game::new(Position::start()),
+        };
+        for (i, m) in self.moves.iter().enumerate() {
+            game.play_text(m).map_err(|e| format!("move {} ({m}): {e}", i + 1))?;
+        }
+        Ok(game)
+    }
+}
+
+const RESULTS: [&str; 8] = ["2-0", "0-2", "1-1", "0-0", "1-0", "0-1", "1/2-1/2", "*"];
+
+/// Reads every game of a PDN text. Comments (`{...}`, `;` to the end of
+/// the line), variations (`(...)`), move numbers and annotation glyphs are
+/// skipped; a game ends at its result token or at the next tag section.
+pub fn read(text: &str) -> Result<Vec<PdnGame>, String> {
+    let mut games = Vec::new();
+    let mut game = PdnGame::default();
+    let mut chars = text.char_indices().peekable();
+    let mut line = 1;
+    let mut in_moves = false;
+    let finish = |game: &mut PdnGame, games: &mut Vec<PdnGame>| {
+        if !game.tags.is_empty() || !game.moves.is_empty() || game.result.is_some() {
+            games.push(std::mem::take(game));
+        }
+    };
+    while let Some(&(_, c)) = chars.peek() {
+        match c {
+            '\n' => {
+                line += 1;
+                chars.next();
+            }
+            c if c.is_whitespace() => {
+                chars.next();
+            }
+            '[' => {
+                if in_moves {
+                    finish(&mut game, &mut games);
+                    in_moves = false;
+                }
+                chars.next();
+                let mut body = String::new();
+                let mut in_quote = false;
+                loop {
+                    match chars.next() {
+                        Some((_, '"')) => {
+                            in_quote = !in_quote;
+                            body.push('"');
+                        }
+                        Some((_, ']')) if !in_quote => break,
+                        Some((_, '\n')) => return Err(format!("line {line}: tag not closed")),
+                        Some((_, ch)) => body.push(ch),
+                        None => return Err(format!("line {line}: tag not closed")),
+                    }
+                }
+                let (name, value) =
+                    body.split_once('"').ok_or(format!("line {line}: tag without a value"))?;
+                let value = value.strip_suffix('"').ok_or(format!("line {line}: tag value not quoted"))?;
+                game.tags.push((name.trim().to_string(), value.to_string()));
+            }
+            '{' | '(' => {
+                let close = if c == '{' { '}' } else { ')' };
+                let mut depth = 0;
+                loop {
+                    match chars.next() {
+                        Some((_, ch)) if ch == c => depth += 1,
+                        Some((_, ch)) if ch == close => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        Some((_, '\n')) => line += 1,
+                        Some(_) => {}
+                        None => return Err(format!("line {line}: {c} not closed")),
+                    }
+                }
+            }
+            ';' => {
+                while chars.peek().is_some_and(|&(_, ch)| ch != '\n') {
+                    chars.next();
+                }
+            }
+            _ => {
+                let mut token = String::new();
+                while let Some(&(_, ch)) = chars.peek() {
+                    if ch.is_whitespace() || "[{(;".contains(ch) {
+                        break;
+                    }
+                    token.push(ch);
+                    chars.next();
+                }
+                in_moves = true;
+                if RESULTS.contains(&token.as_str()) {
+                    game.result = Some(token);
+                    finish(&mut game, &mut games);
+                    in_moves = false;
+                    continue;
+                }
+                // Move numbers "12." / "12..." possibly glued to the move.
+                let rest = token.trim_start_matches(|ch: char| ch.is_ascii_digit());
+                let mv = if rest.starts_with('.') { rest.trim_start_matches('.') } else { token.as_str() };
+                let mv = mv.trim_end_matches(['!', '?', '+', '*']);
+                if mv.is_empty() || mv.starts_with('$') {
+                    continue;
+                }
+                if !mv.chars().next().is_some_and(|ch| ch.is_ascii_digit()) {
+                    return Err(format!("line {line}: cannot read {token:?} as a move"));
+                }
+                game.moves.push(mv.to_string());
+            }
+        }
+    }
+    finish(&mut game, &mut games);
+    Ok(games)
+}
+
+/// Everything a finished game's PDN needs besides the moves.
+#[derive(Clone, Debug, Default)]
+pub struct GameTags {
+    /// Event name.
+    pub event: String,
+    /// Where it was played.
+    pub site: String,
+    /// `YYYY.MM.DD`.
+    pub date: String,
+    /// Round (game number).
+    pub round: u32,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// `2-0`, `1-1`, `0-2` or `*`.
+    pub result: String,
+    /// The time control as PDN writes it (`0.1s/move`, `60+0.5`, `40/60`).
+    pub time_control: String,
+    /// Why the game ended.
+    pub termination: String,
+}
+
+/// Writes one game: tags, then the moves numbered in full moves, each with
+/// an optional `{comment}`, then the result. The FEN tag is always given.
+pub fn write_game(
+    tags: &GameTags,
+    start: &Position,
+    moves: &[(crate::rules::movegen::Move, Option<String>)],
+) -> String {
+    let mut out = String::new();
+    let mut tag = |name: &str, value: &str| {
+        let _ = writeln!(out, "[{name} \"{}\"]", value.replace('"', "'"));
+    };
+    tag("Event", &tags.event);
+    tag("Site", &tags.site);
+    tag("Date", &tags.date);
+    tag("Round", &tags.round.to_string());
+    tag("White", &tags.white);
+    tag("Black", &tags.black);
+    tag("Result", &tags.result);
+    tag("GameType", "20");
+    tag("FEN", &start.to_fen());
+    tag("TimeControl", &tags.time_control);
+    tag("Termination", &tags.termination);
+    tag("PlyCount", &moves.len().to_string());
+    out.push('\n');
+    // Units that stay on one line: "12. 32-28", "19-23", "{comment}".
+    let mut units: Vec<String> = Vec::with_capacity(2 * moves.len() + 1);
+    let mut pos = *start;
+    let mut number = 1;
+    for (i, (m, comment)) in moves.iter().enumerate() {
+        let white = pos.side() == crate::rules::position::Color::White;
+        let mv = to_pdn(&pos, m);
+        units.push(match (white, i) {
+            (true, _) => format!("{number}. {mv}"),
+            (false, 0) => format!("{number}... {mv}"),
+            (false, _) => mv,
+        });
+        if let Some(c) = comment {
+            units.push(format!("{{{c}}}"));
+        }
+        if !white {
+            number += 1;
+        }
+        pos = pos.make(m);
+    }
+    units.push(tags.result.clone());
+    let mut col = 0;
+    for unit in &units {
+        if col > 0 && col + unit.len() + 1 > 80 {
+            out.push('\n');
+            col = 0;
+        } else if col > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(unit);
+        col += unit.len();
+    }
+    out.push_str("\n\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::game::GameResult;
+
+    #[test]
+    fn written_games_read_back() {
+        let mut game = Game::new(Position::start());
+        for m in ["32-28", "19-23", "28x19", "14x23", "37-32", "10-14"] {
+            game.play_text(m).unwrap();
+        }
+        let moves: Vec<_> = game
+            .moves()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (*m, (i % 2 == 0).then(|| "+0.10/12".into())))
+            .collect();
+        let tags = GameTags {
+            event: "test".into(),
+            white: "A \"quoted\"".into(),
+            black: "B".into(),
+            result: "1-1".into(),
+            termination: "adjudication".into(),
+            ..GameTags::default()
+        };
+        let text = write_game(&tags, game.start(), &moves);
+        assert!(text.contains("1. 32-28 {+0.10/12} 19-23 2. 28x19 {+0.10/12} 14x23"), "{text}");
+        let read_back = read(&format!("{text}{text}")).unwrap();
+        assert_eq!(read_back.len(), 2);
+        assert_eq!(read_back[0].tag("White"), Some("A 'quoted'"));
+        assert_eq!(read_back[0].result.as_deref(), Some("1-1"));
+        let replayed = read_back[1].replay().unwrap();
+        assert_eq!(replayed.moves(), game.moves());
+    }
+
+    #[test]
+    fn black_to_move_and_annotations() {
+        let text = "[FEN \"B:W31-50:B1-20\"]\n1... 19-23! 2. 32-28 $1 (2. 31-27 {side line}) 23x32 ; gone\n3. 37x28 *";
+        let games = read(text).unwrap();
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].moves, vec!["19-23", "32-28", "23x32", "37x28"]);
+        let g = games[0].replay().unwrap();
+        assert_eq!(g.moves().len(), 4);
+        assert_eq!(g.result(), GameResult::Ongoing);
+        let written = write_game(
+            &GameTags { result: "*".into(), ..GameTags::default() },
+            g.start(),
+            &g.moves().iter().map(|m| (*m, None)).collect::<Vec<_>>(),
+        );
+        assert!(written.contains("1... 19-23 2. 32-28 23x32 3. 37x28 *"), "{written}");
+    }
+
+    #[test]
+    fn broken_pdn_is_an_error() {
+        assert!(read("[Event \"x\"\n1. 32-28 *").is_err());
+        assert!(read("1. 32-28 {open").is_err());
+        assert!(read("1. hello *").is_err());
+        assert!(read("[FEN \"nonsense\"] 1. 32-28 *").unwrap()[0].replay().is_err());
+        assert!(read("1. 32-26 *").unwrap()[0].replay().is_err());
+    }
+}

@@ -1,0 +1,310 @@
+//! `dammer selfplay`: Dammer plays itself at a small fixed budget to make
+//! training data for the evaluation. Every quiet position (no capture for
+//! the side to move) of a game is stored with the search score and the
+//! game's result.
+//!
+//! The data file is a header followed by fixed-size records; a game's
+//! records are written together, so an interrupted run loses at most the
+//! games in progress, and a rerun of the same command plays only the games
+//! still missing (each game's opening comes from its number and the seed).
+
+use std::collections::HashSet;
+use std::fs::OpenOptions;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::base::rng::SplitMix;
+use crate::engine::eval::Evaluation;
+use crate::engine::score::WIN_BAND;
+use crate::engine::time::Limits;
+use crate::engine::Engine;
+use crate::rules::game::{Game, GameResult};
+use crate::rules::movegen::legal_moves;
+use crate::rules::position::{Color, Position};
+use crate::tools::openings::Opening;
+
+/// Bytes of one record.
+pub const RECORD_SIZE: usize = 32;
+const MAGIC: &[u8; 8] = b"DAMMERSP";
+
+/// One stored position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The position (side to move has no capture).
+    pub position: Position,
+    /// The game it comes from.
+    pub game: u32,
+    /// The search score from White's side, hundredths of a man.
+    pub score: i16,
+    /// The game's result from White's side: 1 win, 0 draw, -1 loss.
+    pub result: i8,
+}
+
+impl Record {
+    /// The record as stored: white, black, kings (u64 each), game (u32),
+    /// score (i16), side (u8: 0 White, 1 Black), result (i8), little endian.
+    pub fn to_bytes(&self) -> [u8; RECORD_SIZE] {
+        let p = &self.position;
+        let mut b = [0u8; RECORD_SIZE];
+        b[0..8].copy_from_slice(&p.pieces(Color::White).to_le_bytes());
+        b[8..16].copy_from_slice(&p.pieces(Color::Black).to_le_bytes());
+        b[16..24].copy_from_slice(&p.kings().to_le_bytes());
+        b[24..28].copy_from_slice(&self.game.to_le_bytes());
+        b[28..30].copy_from_slice(&self.score.to_le_bytes());
+        b[30] = u8::from(p.side() == Color::Black);
+        b[31] = self.result as u8;
+        b
+    }
+
+    /// Reads a stored record; None when it does not hold a legal position.
+    pub fn from_bytes(b: &[u8; RECORD_SIZE]) -> Option<Record> {
+        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+        let side = match b[30] {
+            0 => Color::White,
+            1 => Color::Black,
+            _ => return None,
+        };
+        let position = Position::from_parts(word(0), word(8), word(16), side).ok()?;
+        let result = b[31] as i8;
+        if !(-1..=1).contains(&result) {
+            return None;
+        }
+        Some(Record {
+            position,
+            game: u32::from_le_bytes([b[24], b[25], b[26], b[27]]),
+            score: i16::from_le_bytes([b[28], b[29]]),
+            result,
+        })
+    }
+}
+
+/// Reads every record of a data file. A partly written last record (an
+/// interrupted run) is ignored; anything else wrong is an error.
+pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(format!("{} is not a Dammer self-play file", path.display()));
+    }
+    let body = &bytes[MAGIC.len()..];
+    let mut out = Vec::with_capacity(body.len() / RECORD_SIZE);
+    for (i, chunk) in body.chunks_exact(RECORD_SIZE).enumerate() {
+        let rec = chunk.try_into().ok().and_then(Record::from_bytes);
+        out.push(rec.ok_or_else(|| format!("{}: record {i} is corrupt", path.display()))?);
+    }
+    Ok(out)
+}
+
+/// What a self-play run does.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The data file (created, or extended).
+    pub out: PathBuf,
+    /// Games the file should hold when the run ends.
+    pub games: u32,
+    /// Nodes per move.
+    pub nodes: u64,
+    /// Worker threads (each plays its own games, single-threaded).
+    pub threads: usize,
+    /// Up to this many random plies after the opening, for variety.
+    pub random_plies: usize,
+    /// Seed of the openings and random plies.
+    pub seed: u64,
+    /// The evaluation the games are played with.
+    pub eval: Evaluation,
+    /// Draw a game after this many plies.
+    pub max_plies: usize,
+    /// The start positions (2-move ballots by default).
+    pub openings: Vec<Opening>,
+}
+
+/// How a run went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Games played in this run.
+    pub games: u32,
+    /// Positions written in this run.
+    pub positions: u64,
+    /// Games in the file now.
+    pub total_games: u32,
+    /// White wins, draws, Black wins in this run.
+    pub results: [u32; 3],
+    /// Stopped by Ctrl-C.
+    pub interrupted: bool,
+}
+
+/// Opens (or creates) the data file, drops a partial last record, and
+/// returns the games it already holds.
+fn prepare(path: &Path) -> Result<HashSet<u32>, String> {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut f =
+        OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(err)?;
+    let len = f.metadata().map_err(err)?.len() as usize;
+    if len == 0 {
+        f.write_all(MAGIC).map_err(err)?;
+        return Ok(HashSet::new());
+    }
+    if len < MAGIC.len() {
+        return Err(format!("{} is not a Dammer self-play file", path.display()));
+    }
+    let whole = MAGIC.len() + (len - MAGIC.len()) / RECORD_SIZE * RECORD_SIZE;
+    if whole != len {
+        f.set_len(whole as u64).map_err(err)?;
+        f.seek(SeekFrom::End(0)).map_err(err)?;
+    }
+    Ok(read_records(path)?.iter().map(|r| r.game).collect())
+}
+
+/// Plays game number `number`: its records and its result from White's side.
+pub fn play_game(cfg: &Config, engine: &mut Engine, number: u32) -> (Vec<Record>, i8) {
+    let mut rng = SplitMix(cfg.seed ^ u64::from(number).wrapping_mul(0xd1b5_4a32_d192_ed03));
+    let opening = &cfg.openings[rng.below(cfg.openings.len())];
+    let mut game = Game::new(opening.start);
+    for m in &opening.moves {
+        let _ = game.play(*m);
+    }
+    for _ in 0..rng.below(cfg.random_plies + 1) {
+        let moves = legal_moves(game.position());
+        if moves.is_empty() || game.result() != GameResult::Ongoing {
+            break;
+        }
+        let m = moves.as_slice()[rng.below(moves.len())];
+        let _ = game.play(m);
+    }
+    engine.clear();
+    let limits = Limits { nodes: Some(cfg.nodes), ..Limits::default() };
+    let mut records = Vec::new();
+    let start_ply = game.moves().len();
+    let result = loop {
+        match game.result() {
+            GameResult::Win(Color::White) => break 1,
+            GameResult::Win(Color::Black) => break -1,
+            GameResult::Draw(_) => break 0,
+            GameResult::Ongoing => {}
+        }
+        if game.moves().len() - start_ply >= cfg.max_plies {
+            break 0;
+        }
+        let pos = *game.position();
+        let r = engine.search_quietly(&game, &limits);
+        let Some(best) = r.best else { break 0 };
+        if !crate::rules::movegen::has_capture(&pos) && r.score.abs() < WIN_BAND {
+            let white = if pos.side() == Color::White { r.score } else { -r.score };
+            records.push(Record {
+                position: pos,
+                game: number,
+                score: white.clamp(i16::MIN.into(), i16::MAX.into()) as i16,
+                result: 0,
+            });
+        }
+        if game.play(best).is_err() {
+            break 0;
+        }
+    };
+    for r in &mut records {
+        r.result = result;
+    }
+    (records, result)
+}
+
+/// Plays the games still missing from the file, `cfg.threads` at a time.
+/// `progress` gets a line every few seconds and at the end.
+pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, String> {
+    if cfg.openings.is_empty() {
+        return Err("no openings".into());
+    }
+    let done = prepare(&cfg.out)?;
+    let todo: Vec<u32> = (0..cfg.games).filter(|g| !done.contains(g)).collect();
+    let mut summary = Summary { total_games: done.len() as u32, ..Summary::default() };
+    progress(&format!(
+        "{}: {} games there, {} to play at {} nodes a move on {} threads",
+        cfg.out.display(),
+        done.len(),
+        todo.len(),
+        cfg.nodes,
+        cfg.threads
+    ));
+    if todo.is_empty() {
+        return Ok(summary);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads.max(1))
+        .thread_name(|i| format!("dammer-selfplay-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start threads: {e}"))?;
+    let mut file =
+        OpenOptions::new().append(true).open(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    let (tx, rx) = mpsc::channel::<(Vec<Record>, i8)>();
+    let started = Instant::now();
+    let mut write_error = None;
+    std::thread::scope(|scope| {
+        let todo = &todo;
+        scope.spawn(move || {
+            pool.install(|| {
+                todo.par_iter().for_each_init(
+                    || {
+                        let mut engine = Engine::new(1, 16);
+                        engine.set_evaluation(cfg.eval.clone());
+                        (engine, tx.clone())
+                    },
+                    |(engine, tx), &number| {
+                        if crate::tools::interrupt::requested() {
+                            return;
+                        }
+                        let _ = tx.send(play_game(cfg, engine, number));
+                    },
+                );
+            });
+            drop(tx);
+        });
+        let mut last = Instant::now();
+        for (records, result) in rx {
+            let mut bytes = Vec::with_capacity(records.len() * RECORD_SIZE);
+            for r in &records {
+                bytes.extend_from_slice(&r.to_bytes());
+            }
+            if let Err(e) = file.write_all(&bytes) {
+                write_error.get_or_insert(format!("{}: {e}", cfg.out.display()));
+            }
+            summary.games += 1;
+            summary.total_games += 1;
+            summary.positions += records.len() as u64;
+            summary.results[(1 - result) as usize] += 1;
+            if last.elapsed() >= Duration::from_secs(10) {
+                last = Instant::now();
+                let rate = f64::from(summary.games) / started.elapsed().as_secs_f64();
+                let left = (todo.len() as u32 - summary.games) as f64 / rate.max(1e-9);
+                progress(&format!(
+                    "{} / {} games, {} positions, {:.2} games/s, {} left",
+                    summary.games,
+                    todo.len(),
+                    summary.positions,
+                    rate,
+                    crate::base::duration::format_duration(Duration::from_secs_f64(left))
+                ));
+            }
+        }
+    });
+    summary.interrupted = crate::tools::interrupt::requested();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    progress(&format!(
+        "played {} games ({} positions, White +{} ={} -{}) in {}; the file holds {} games{}",
+        summary.games,
+        summary.positions,
+        summary.results[0],
+        summary.results[1],
+        summary.results[2],
+        crate::base::duration::format_duration(started.elapsed()),
+        summary.total_games,
+        if summary.interrupted { " (interrupted: rerun to finish)" } else { "" }
+    ));
+    Ok(summary)
+}

@@ -1,0 +1,811 @@
+//! `dammer match`: engine-vs-engine matches, gauntlets and round robins
+//! between Hub engines, with clocks kept by the runner, adjudication by
+//! Dammer's rules, PDN output and match statistics.
+//!
+//! Each worker thread owns one process per engine and plays whole games;
+//! the calling thread collects finished games, writes the PDN, keeps the
+//! tallies and decides when to stop (all games played, SPRT decided, or
+//! Ctrl-C). Progress goes out through a callback: the runner never prints.
+
+pub mod client;
+pub mod stats;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::base::duration::format_duration;
+use crate::rules::game::{DrawReason, Game, GameResult};
+use crate::rules::movegen::Move;
+use crate::rules::position::{Color, Position};
+use crate::tools::openings::Opening;
+use crate::tools::pdn;
+use client::{EngineError, EngineProcess, EngineSpec};
+use stats::{Sprt, SprtVerdict, Tally};
+
+/// How much time the engines get.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeControl {
+    /// A fixed time per move, in seconds.
+    MoveTime(f64),
+    /// A game clock: `time` seconds (for every `moves` moves when given),
+    /// plus `inc` seconds added before each move.
+    Clock {
+        /// Moves per period (None: the whole game).
+        moves: Option<u32>,
+        /// Seconds per period.
+        time: f64,
+        /// Seconds added each move.
+        inc: f64,
+    },
+}
+
+impl TimeControl {
+    /// Reads `[moves/]time[+inc]` in seconds: `60`, `10+0.1`, `40/120`, `40/120+1`.
+    pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
+        let bad = || format!("bad time control {text:?} (expected [moves/]seconds[+increment], e.g. 10+0.1)");
+        let (moves, rest) = match text.split_once('/') {
+            Some((m, rest)) => (Some(m.trim().parse::<u32>().ok().filter(|&m| m > 0).ok_or_else(bad)?), rest),
+            None => (None, text),
+        };
+        let (time, inc) = match rest.split_once('+') {
+            Some((t, i)) => (t, i),
+            None => (rest, "0"),
+        };
+        let time: f64 = time.trim().parse().map_err(|_| bad())?;
+        let inc: f64 = inc.trim().parse().map_err(|_| bad())?;
+        if !(time.is_finite() && inc.is_finite() && time > 0.0 && inc >= 0.0) {
+            return Err(bad());
+        }
+        Ok(TimeControl::Clock { moves, time, inc })
+    }
+
+    /// As the PDN TimeControl tag writes it.
+    pub fn pdn(&self) -> String {
+        match *self {
+            TimeControl::MoveTime(t) => format!("{t}s/move"),
+            TimeControl::Clock { moves, time, inc } => {
+                let mut s = moves.map(|m| format!("{m}/")).unwrap_or_default();
+                s.push_str(&format!("{time}"));
+                if inc > 0.0 {
+                    s.push_str(&format!("+{inc}"));
+                }
+                s
+            }
+        }
+    }
+}
+
+/// Draw adjudication: after `after_ply` plies, both engines' scores within
+/// +-`score` men for `moves` consecutive moves each.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DrawAdjudication {
+    /// First ply at which a draw may be adjudicated.
+    pub after_ply: usize,
+    /// Largest absolute score (men) counted as drawn.
+    pub score: f64,
+    /// Consecutive moves of each engine.
+    pub moves: u32,
+}
+
+/// Resign adjudication: a side loses when its engine reports at most
+/// -`score` and its opponent at least +`score`, for `moves` moves each.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ResignAdjudication {
+    /// Score (men) that counts as lost.
+    pub score: f64,
+    /// Consecutive moves of each engine.
+    pub moves: u32,
+}
+
+/// Everything a run needs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Two or more engines.
+    pub engines: Vec<EngineSpec>,
+    /// The first engine plays all others (else every pair plays).
+    pub gauntlet: bool,
+    /// Time control.
+    pub tc: TimeControl,
+    /// Extra time an engine may take before it loses on time.
+    pub margin: Duration,
+    /// Openings, each played twice with colours swapped.
+    pub openings: Vec<Opening>,
+    /// Games per pairing (default: every opening with both colours).
+    pub games: Option<usize>,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// PDN file the games are appended to.
+    pub pdn: Option<PathBuf>,
+    /// Adjudicate a draw after this many plies (from the opening position).
+    pub max_plies: Option<usize>,
+    /// Optional draw adjudication by scores.
+    pub draw: Option<DrawAdjudication>,
+    /// Optional resign adjudication by scores.
+    pub resign: Option<ResignAdjudication>,
+    /// Stop a two-engine match when this test decides.
+    pub sprt: Option<Sprt>,
+    /// The PDN Event tag.
+    pub event: String,
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// White won.
+    WhiteWins,
+    /// Black won.
+    BlackWins,
+    /// Drawn.
+    Draw,
+}
+
+impl Outcome {
+    /// `2-0`, `0-2` or `1-1`.
+    pub fn pdn(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "2-0",
+            Outcome::BlackWins => "0-2",
+            Outcome::Draw => "1-1",
+        }
+    }
+
+    fn loss_for(side: Color) -> Outcome {
+        match side {
+            Color::White => Outcome::BlackWins,
+            Color::Black => Outcome::WhiteWins,
+        }
+    }
+}
+
+/// One scheduled game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Job {
+    /// 1-based game number.
+    number: usize,
+    /// Index into the pairings.
+    pairing: usize,
+    white: usize,
+    black: usize,
+    opening: usize,
+    /// Which opening pair (same opening, colours swapped) this game belongs to.
+    pair_key: usize,
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// 1-based game number.
+    pub number: usize,
+    /// Engine indices.
+    pub white: usize,
+    /// Engine indices.
+    pub black: usize,
+    /// Result.
+    pub outcome: Outcome,
+    /// Why it ended (the PDN Termination tag).
+    pub termination: String,
+    /// Start position.
+    pub start: Position,
+    /// Moves with their comments (score/depth and time of engine moves).
+    pub moves: Vec<(Move, Option<String>)>,
+    /// Engine failures during the game (illegal move, crash, time-out).
+    pub faults: Vec<String>,
+    pairing: usize,
+    pair_key: usize,
+}
+
+/// The results of one pairing, from the first engine's side.
+#[derive(Clone, Debug)]
+pub struct PairingResult {
+    /// Engine index.
+    pub first: usize,
+    /// Engine index.
+    pub second: usize,
+    /// Results for `first`.
+    pub tally: Tally,
+}
+
+/// What a run returns.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Per pairing.
+    pub pairings: Vec<PairingResult>,
+    /// Engine names.
+    pub names: Vec<String>,
+    /// Games finished.
+    pub games: usize,
+    /// Games scheduled.
+    pub scheduled: usize,
+    /// The run was stopped early by Ctrl-C.
+    pub interrupted: bool,
+    /// The SPRT's verdict when one was run.
+    pub sprt: Option<(SprtVerdict, f64)>,
+    /// Faults seen (engine, what happened).
+    pub faults: Vec<String>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// The pairings (first, second) a run plays.
+fn pairings(cfg: &Config) -> Vec<(usize, usize)> {
+    let n = cfg.engines.len();
+    if cfg.gauntlet {
+        (1..n).map(|j| (0, j)).collect()
+    } else {
+        (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect()
+    }
+}
+
+fn schedule(cfg: &Config) -> Vec<Job> {
+    let pairs = pairings(cfg);
+    let per_pairing = cfg.games.unwrap_or(2 * cfg.openings.len());
+    let mut jobs = Vec::with_capacity(per_pairing * pairs.len());
+    for g in 0..per_pairing {
+        for (p, &(a, b)) in pairs.iter().enumerate() {
+            let (white, black) = if g % 2 == 0 { (a, b) } else { (b, a) };
+            jobs.push(Job {
+                number: jobs.len() + 1,
+                pairing: p,
+                white,
+                black,
+                opening: (g / 2) % cfg.openings.len(),
+                pair_key: g / 2,
+            });
+        }
+    }
+    jobs
+}
+
+/// Checks every engine once (start, `init`, quit) so that a wrong command
+/// line is one clear error before any game is played.
+pub fn check_engines(cfg: &Config) -> Result<(), String> {
+    let stop = AtomicBool::new(false);
+    for spec in &cfg.engines {
+        match EngineProcess::start(spec, &stop) {
+            Ok(e) => e.quit(),
+            Err(e) => return Err(format!("engine {} ({}): {e}", spec.name, spec.command.join(" "))),
+        }
+    }
+    Ok(())
+}
+
+/// Plays the whole run. `progress` receives one line per event.
+pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, String> {
+    if cfg.engines.len() < 2 {
+        return Err("a match needs at least two engines".into());
+    }
+    let mut pdn_file = match &cfg.pdn {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    let pairs = pairings(cfg);
+    let jobs = schedule(cfg);
+    let names: Vec<String> = cfg.engines.iter().map(|e| e.name.clone()).collect();
+    let mut summary = Summary {
+        pairings: pairs
+            .iter()
+            .map(|&(first, second)| PairingResult { first, second, tally: Tally::default() })
+            .collect(),
+        names: names.clone(),
+        games: 0,
+        scheduled: jobs.len(),
+        interrupted: false,
+        sprt: None,
+        faults: Vec::new(),
+        elapsed: Duration::ZERO,
+    };
+    let started = Instant::now();
+    let stop = AtomicBool::new(false);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<GameRecord>();
+    // Half points of the first game of each opening pair, per pairing.
+    let mut half_pairs: HashMap<(usize, usize), u8> = HashMap::new();
+    let date = today();
+    std::thread::scope(|scope| {
+        for w in 0..cfg.concurrency.clamp(1, jobs.len().max(1)) {
+            let tx = tx.clone();
+            let (jobs, next, stop) = (&jobs, &next, &stop);
+            let spawned = std::thread::Builder::new()
+                .name(format!("dammer-match-{w}"))
+                .spawn_scoped(scope, move || worker(cfg, jobs, next, stop, &tx));
+            if let Err(e) = spawned {
+                progress(&format!("could not start worker {w}: {e}"));
+            }
+        }
+        drop(tx);
+        let mut told_interrupt = false;
+        loop {
+            if crate::tools::interrupt::requested() && !told_interrupt {
+                told_interrupt = true;
+                summary.interrupted = true;
+                stop.store(true, Ordering::Relaxed);
+                progress("interrupted: stopping the games in progress");
+            }
+            let record = match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(r) => r,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            summary.games += 1;
+            let (first, second) = pairs[record.pairing];
+            let first_points = match (record.outcome, record.white == first) {
+                (Outcome::Draw, _) => 1,
+                (Outcome::WhiteWins, true) | (Outcome::BlackWins, false) => 2,
+                _ => 0,
+            };
+            let result = &mut summary.pairings[record.pairing];
+            result.tally.add_game(first_points);
+            match half_pairs.remove(&(record.pairing, record.pair_key)) {
+                Some(other) => result.tally.add_pair(other + first_points),
+                None => {
+                    half_pairs.insert((record.pairing, record.pair_key), first_points);
+                }
+            }
+            for fault in &record.faults {
+                summary.faults.push(format!("game {}: {fault}", record.number));
+                progress(&format!("game {}: {fault}", record.number));
+            }
+            if let Some(file) = pdn_file.as_mut() {
+                let tags = pdn::GameTags {
+                    event: cfg.event.clone(),
+                    site: "dammer match".into(),
+                    date: date.clone(),
+                    round: record.number as u32,
+                    white: names[record.white].clone(),
+                    black: names[record.black].clone(),
+                    result: record.outcome.pdn().into(),
+                    time_control: cfg.tc.pdn(),
+                    termination: record.termination.clone(),
+                };
+                let text = pdn::write_game(&tags, &record.start, &record.moves);
+                if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
+                    progress(&format!("cannot write the PDN file: {e}"));
+                }
+            }
+            let t = &result.tally;
+            let est = t.elo_trinomial();
+            let done = summary.games;
+            let left = summary.scheduled.saturating_sub(done);
+            let eta = started.elapsed().mul_f64(left as f64 / done as f64);
+            progress(&format!(
+                "game {} ({}/{}): {} - {} {} ({}, {} plies) | {} vs {}: +{} ={} -{} [{:.3}] Elo {} | {} left",
+                record.number,
+                done,
+                summary.scheduled,
+                names[record.white],
+                names[record.black],
+                record.outcome.pdn(),
+                record.termination,
+                record.moves.len(),
+                names[first],
+                names[second],
+                t.wins,
+                t.draws,
+                t.losses,
+                t.score(),
+                format_elo(&est),
+                format_duration(eta)
+            ));
+            if let (Some(sprt), 1) = (cfg.sprt, pairs.len()) {
+                let llr = t.llr(sprt.elo0, sprt.elo1);
+                let verdict = sprt.verdict(t);
+                summary.sprt = Some((verdict, llr));
+                if verdict != SprtVerdict::Continue && !stop.load(Ordering::Relaxed) {
+                    progress(&format!("SPRT decided ({verdict:?}, LLR {llr:.2}): stopping"));
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}
+
+fn worker(cfg: &Config, jobs: &[Job], next: &AtomicUsize, stop: &AtomicBool, tx: &mpsc::Sender<GameRecord>) {
+    let mut engines: HashMap<usize, EngineProcess> = HashMap::new();
+    while !stop.load(Ordering::Relaxed) {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(job) = jobs.get(i) else { break };
+        match play_game(cfg, job, &mut engines, stop) {
+            Some(record) => {
+                if tx.send(record).is_err() {
+                    break;
+                }
+            }
+            None => break,
+        }
+    }
+    for (_, e) in engines.drain() {
+        e.quit();
+    }
+}
+
+/// Per-side bookkeeping during a game.
+#[derive(Clone, Copy, Debug, Default)]
+struct SideState {
+    /// Seconds left on the clock (clock time controls).
+    clock: f64,
+    /// Moves made by this side.
+    moves: u32,
+    /// Consecutive moves with |score| within the draw bound.
+    drawish: u32,
+    /// Consecutive moves with score <= -resign bound.
+    losing: u32,
+    /// Consecutive moves with score >= resign bound.
+    winning: u32,
+}
+
+/// Plays one game; None when the run was stopped before it finished.
+fn play_game(
+    cfg: &Config,
+    job: &Job,
+    engines: &mut HashMap<usize, EngineProcess>,
+    stop: &AtomicBool,
+) -> Option<GameRecord> {
+    let opening = &cfg.openings[job.opening];
+    let mut game = Game::new(opening.start);
+    for m in &opening.moves {
+        // Checked when the openings were read.
+        let _ = game.play(*m);
+    }
+    let mut record = GameRecord {
+        number: job.number,
+        white: job.white,
+        black: job.black,
+        outcome: Outcome::Draw,
+        termination: String::new(),
+        start: opening.start,
+        moves: opening.moves.iter().map(|m| (*m, None)).collect(),
+        faults: Vec::new(),
+        pairing: job.pairing,
+        pair_key: job.pair_key,
+    };
+    let index = |side: Color| if side == Color::White { job.white } else { job.black };
+    let forfeit = |record: &mut GameRecord, side: Color, termination: &str, detail: String| {
+        record.outcome = Outcome::loss_for(side);
+        record.termination = termination.to_string();
+        record.faults.push(detail);
+    };
+    // Start (or reuse) both engines and tell them a new game begins.
+    for side in [Color::White, Color::Black] {
+        let idx = index(side);
+        let spec = &cfg.engines[idx];
+        let ready = match engines.remove(&idx) {
+            Some(mut e) => e.send("new-game").map(|()| e),
+            None => EngineProcess::start(spec, stop).and_then(|mut e| e.send("new-game").map(|()| e)),
+        };
+        match ready {
+            Ok(e) => {
+                engines.insert(idx, e);
+            }
+            Err(EngineError::Aborted) => return None,
+            Err(_) if stop.load(Ordering::Relaxed) => return None,
+            Err(e) => {
+                forfeit(&mut record, side, "engine failure", format!("{} failed to start: {e}", spec.name));
+                return Some(record);
+            }
+        }
+    }
+    let start_hub = opening.start.to_hub();
+    let mut sides = [SideState::default(); 2];
+    if let TimeControl::Clock { time, .. } = cfg.tc {
+        sides[0].clock = time;
+        sides[1].clock = time;
+    }
+    let opening_plies = game.moves().len();
+    let margin = cfg.margin.as_secs_f64();
+    loop {
+        match game.result() {
+            GameResult::Ongoing => {}
+            GameResult::Win(c) => {
+                record.outcome = if c == Color::White { Outcome::WhiteWins } else { Outcome::BlackWins };
+                record.termination = "no legal move".into();
+                break;
+            }
+            GameResult::Draw(why) => {
+                record.outcome = Outcome::Draw;
+                record.termination = match why {
+                    DrawReason::Repetition => "threefold repetition",
+                    DrawReason::TwentyFiveMoves => "25-move rule",
+                    DrawReason::SixteenMoves => "16-move endgame rule",
+                    DrawReason::FiveMoves => "5-move endgame rule",
+                }
+                .into();
+                break;
+            }
+        }
+        let plies = game.moves().len() - opening_plies;
+        if cfg.max_plies.is_some_and(|m| plies >= m) {
+            record.outcome = Outcome::Draw;
+            record.termination = "adjudication: maximum game length".into();
+            break;
+        }
+        let side = game.position().side();
+        let me = side as usize;
+        let idx = index(side);
+        let name = &cfg.engines[idx].name;
+        let (level, allowed) = match cfg.tc {
+            TimeControl::MoveTime(t) => (format!("level move-time={t:.3}"), t),
+            TimeControl::Clock { moves, time: _, inc } => {
+                let left = sides[me].clock;
+                let to_go = moves.map(|m| format!("moves={} ", m - sides[me].moves % m)).unwrap_or_default();
+                (format!("level {to_go}time={left:.3} inc={inc:.3}"), left + inc)
+            }
+        };
+        let history: Vec<String> = game.moves().iter().map(Move::to_string).collect();
+        let pos_line = format!("pos pos={start_hub} moves=\"{}\"", history.join(" "));
+        let engine = engines.get_mut(&idx)?;
+        let allowed_wait = Duration::from_secs_f64((allowed + margin).max(0.0));
+        let reply = match engine.think(&pos_line, &level, allowed_wait, stop) {
+            Ok(r) => r,
+            Err(_) if stop.load(Ordering::Relaxed) => return None,
+            Err(e) => {
+                engines.remove(&idx);
+                let (termination, detail) = match e {
+                    EngineError::Timeout => (
+                        "time forfeit",
+                        format!("{name} lost on time (no move within {allowed:.3}s + margin)"),
+                    ),
+                    other => ("engine failure", format!("{name} {other}")),
+                };
+                forfeit(&mut record, side, termination, detail);
+                break;
+            }
+        };
+        let used = reply.elapsed.as_secs_f64();
+        if used > allowed + margin {
+            engines.remove(&idx);
+            forfeit(
+                &mut record,
+                side,
+                "time forfeit",
+                format!("{name} lost on time ({used:.3}s for {allowed:.3}s)"),
+            );
+            break;
+        }
+        let m = match game.play_text(&reply.mv) {
+            Ok(m) => m,
+            Err(e) => {
+                engines.remove(&idx);
+                forfeit(
+                    &mut record,
+                    side,
+                    "illegal move",
+                    format!("{name} played an illegal move {:?}: {e}", reply.mv),
+                );
+                break;
+            }
+        };
+        let state = &mut sides[me];
+        state.moves += 1;
+        if let TimeControl::Clock { moves, time, inc } = cfg.tc {
+            state.clock += inc - used;
+            if moves.is_some_and(|m| state.moves % m == 0) {
+                state.clock += time;
+            }
+        }
+        let mut comment = String::new();
+        if let Some(s) = reply.score {
+            comment.push_str(&format!("{s:+.2}"));
+            if let Some(d) = reply.depth {
+                comment.push_str(&format!("/{d}"));
+            }
+            comment.push(' ');
+        }
+        comment.push_str(&format!("{used:.3}s"));
+        record.moves.push((m, Some(comment)));
+        // Score adjudication, from the scores the engines report.
+        let score = reply.score;
+        if let Some(adj) = cfg.draw {
+            state.drawish = if score.is_some_and(|s| s.abs() <= adj.score) { state.drawish + 1 } else { 0 };
+        }
+        if let Some(adj) = cfg.resign {
+            state.losing = if score.is_some_and(|s| s <= -adj.score) { state.losing + 1 } else { 0 };
+            state.winning = if score.is_some_and(|s| s >= adj.score) { state.winning + 1 } else { 0 };
+        }
+        let (mine, theirs) = (sides[me], sides[1 - me]);
+        if let Some(adj) = cfg.resign {
+            if mine.losing >= adj.moves && theirs.winning >= adj.moves {
+                record.outcome = Outcome::loss_for(side);
+                record.termination = "adjudication: scores agree on a win".into();
+                break;
+            }
+            if mine.winning >= adj.moves && theirs.losing >= adj.moves {
+                record.outcome = Outcome::loss_for(side.opponent());
+                record.termination = "adjudication: scores agree on a win".into();
+                break;
+            }
+        }
+        if let Some(adj) = cfg.draw {
+            if plies + 1 >= adj.after_ply && mine.drawish >= adj.moves && theirs.drawish >= adj.moves {
+                record.outcome = Outcome::Draw;
+                record.termination = "adjudication: scores agree on a draw".into();
+                break;
+            }
+        }
+    }
+    Some(record)
+}
+
+/// `+35.2 +- 57.7`, or `+inf`/`-inf` for a perfect or a zero score.
+fn format_elo(e: &stats::Estimate) -> String {
+    if e.mean >= 1.0 {
+        "+inf".into()
+    } else if e.mean <= 0.0 {
+        "-inf".into()
+    } else if e.interval.0.is_infinite() || e.interval.1.is_infinite() {
+        // The normal interval reaches a perfect or zero score: give its ends.
+        format!("{:+.1} (95% interval {:+.0} .. {:+.0})", e.elo, e.interval.0, e.interval.1)
+    } else {
+        // Adding zero turns -0.0 into 0.0.
+        format!("{:+.1} +- {:.1}", e.elo + 0.0, e.margin)
+    }
+}
+
+/// Today's date (UTC) as PDN writes it, `YYYY.MM.DD`.
+fn today() -> String {
+    let days = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// The final report: one block per pairing and, for more than two
+/// engines, a table of points.
+pub fn report(summary: &Summary, sprt: Option<Sprt>) -> Vec<String> {
+    let mut lines = Vec::new();
+    let names = &summary.names;
+    lines.push(format!(
+        "{} of {} games played in {}{}",
+        summary.games,
+        summary.scheduled,
+        format_duration(summary.elapsed),
+        if summary.interrupted { " (interrupted)" } else { "" }
+    ));
+    for p in &summary.pairings {
+        let t = &p.tally;
+        if t.games() == 0 {
+            continue;
+        }
+        let tri = t.elo_trinomial();
+        let penta = t.elo_pentanomial();
+        lines.push(format!("{} vs {}", names[p.first], names[p.second]));
+        lines.push(format!(
+            "  games {}: +{} ={} -{}, score {:.1}% ({:.1}/{})",
+            t.games(),
+            t.wins,
+            t.draws,
+            t.losses,
+            100.0 * t.score(),
+            f64::from(t.wins) + 0.5 * f64::from(t.draws),
+            t.games()
+        ));
+        lines.push(format!("  Elo {} (95%), LOS {:.1}%", format_elo(&tri), 100.0 * t.los()));
+        let pairs: u32 = t.pairs.iter().sum();
+        if pairs > 0 {
+            lines.push(format!(
+                "  pairs {pairs} (0, 0.5, 1, 1.5, 2 points): {:?}, pentanomial Elo {}",
+                t.pairs,
+                format_elo(&penta)
+            ));
+        }
+    }
+    if let (Some(sprt), Some((verdict, llr))) = (sprt, summary.sprt) {
+        let (lo, hi) = sprt.bounds();
+        lines.push(format!(
+            "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} (bounds {lo:.2}, {hi:.2}) -> {}",
+            sprt.elo0,
+            sprt.elo1,
+            sprt.alpha,
+            sprt.beta,
+            match verdict {
+                SprtVerdict::AcceptH1 => "H1 accepted",
+                SprtVerdict::AcceptH0 => "H0 accepted",
+                SprtVerdict::Continue => "undecided",
+            }
+        ));
+    }
+    if names.len() > 2 {
+        let mut points = vec![(0.0f64, 0u32); names.len()];
+        for p in &summary.pairings {
+            let t = &p.tally;
+            let a = f64::from(t.wins) + 0.5 * f64::from(t.draws);
+            points[p.first].0 += a;
+            points[p.first].1 += t.games();
+            points[p.second].0 += f64::from(t.games()) - a;
+            points[p.second].1 += t.games();
+        }
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        order.sort_by(|&a, &b| points[b].0.total_cmp(&points[a].0));
+        lines.push("standings:".into());
+        for (rank, &i) in order.iter().enumerate() {
+            let (pts, games) = points[i];
+            lines.push(format!("  {:>2}. {:<20} {pts:>6.1} / {games}", rank + 1, names[i]));
+        }
+    }
+    if !summary.faults.is_empty() {
+        lines.push(format!("engine faults: {}", summary.faults.len()));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_controls_parse() {
+        assert_eq!(
+            TimeControl::parse_clock("10+0.1"),
+            Ok(TimeControl::Clock { moves: None, time: 10.0, inc: 0.1 })
+        );
+        assert_eq!(
+            TimeControl::parse_clock("40/120"),
+            Ok(TimeControl::Clock { moves: Some(40), time: 120.0, inc: 0.0 })
+        );
+        assert_eq!(TimeControl::parse_clock("40/120+1").unwrap().pdn(), "40/120+1");
+        assert_eq!(TimeControl::MoveTime(0.1).pdn(), "0.1s/move");
+        for bad in ["", "x", "0", "-5", "10+-1", "0/10", "a/10", "10+", "inf"] {
+            assert!(TimeControl::parse_clock(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn schedule_swaps_colours_per_opening() {
+        let spec = EngineSpec::parse(&["cmd=x hub".to_string()]).unwrap();
+        let cfg = Config {
+            engines: vec![spec.clone(), spec.clone(), spec],
+            gauntlet: false,
+            tc: TimeControl::MoveTime(0.1),
+            margin: Duration::from_millis(50),
+            openings: crate::tools::openings::parse_openings(crate::tools::openings::DEFAULT_OPENINGS, false)
+                .unwrap(),
+            games: Some(4),
+            concurrency: 1,
+            pdn: None,
+            max_plies: None,
+            draw: None,
+            resign: None,
+            sprt: None,
+            event: "t".into(),
+        };
+        let jobs = schedule(&cfg);
+        assert_eq!(jobs.len(), 12);
+        let first: Vec<_> =
+            jobs.iter().filter(|j| j.pairing == 0).map(|j| (j.white, j.black, j.opening)).collect();
+        assert_eq!(first, vec![(0, 1, 0), (1, 0, 0), (0, 1, 1), (1, 0, 1)]);
+        let gauntlet = schedule(&Config { gauntlet: true, ..cfg });
+        assert!(gauntlet.iter().all(|j| j.white == 0 || j.black == 0));
+        assert_eq!(gauntlet.len(), 8);
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+    }
+}

@@ -1,0 +1,467 @@
+//! The Hub front end driven through the real binary: every command, the
+//! formats clients parse, timing of ping/stop/end of input, and garbage.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use crate::common::Rng;
+use dammer::rules::game::Game;
+
+struct Hub {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Hub {
+    fn start(args: &[&str]) -> Hub {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dammer"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start dammer");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Hub { child, stdin, lines: rx }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first that starts with `word`.
+    fn until(&mut self, word: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut out = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line =
+                self.lines.recv_timeout(left).unwrap_or_else(|_| panic!("no {word} in time; got {out:?}"));
+            let first = line.split(' ').next().unwrap_or("").to_string();
+            out.push(line);
+            if first == word {
+                return out;
+            }
+        }
+    }
+
+    fn init(&mut self) {
+        self.send("hub");
+        let lines = self.until("wait", Duration::from_secs(5));
+        assert!(lines[0].starts_with("id name=Dammer version="), "{lines:?}");
+        self.send("init");
+        self.until("ready", Duration::from_secs(10));
+    }
+
+    fn close(mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+fn stderr_of(mut child: Child) -> String {
+    let mut s = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut s);
+    }
+    s
+}
+
+/// The anchored regex of lidraughts' analysis board, written out by hand.
+fn lidraughts_info_ok(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("info depth=") else { return false };
+    let fields: Vec<&str> = rest.splitn(7, ' ').collect();
+    if fields.len() < 7 {
+        return false;
+    }
+    fields[0].parse::<u32>().is_ok()
+        && fields[1].starts_with("mean-depth=")
+        && fields[2].starts_with("score=")
+        && fields[3].strip_prefix("nodes=").is_some_and(|n| n.parse::<u64>().is_ok())
+        && fields[4].starts_with("time=")
+        && fields[5].starts_with("nps=")
+        && fields[6].starts_with("pv=\"")
+        && fields[6].ends_with('"')
+        && fields[6][4..fields[6].len() - 1].chars().all(|c| c.is_ascii_digit() || "-xX ".contains(c))
+}
+
+fn done_move(lines: &[String]) -> String {
+    let done = lines.last().unwrap();
+    let mut parts = done.split(' ');
+    assert_eq!(parts.next(), Some("done"));
+    let mv = parts.next().expect("done carries a move");
+    mv.strip_prefix("move=").expect("move first").to_string()
+}
+
+#[test]
+fn handshake_params_and_a_search() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("hub");
+    let lines = hub.until("wait", Duration::from_secs(5));
+    for name in ["threads", "hash", "tt-size", "ponder"] {
+        assert!(lines.iter().any(|l| l.starts_with(&format!("param name={name} value="))), "{lines:?}");
+    }
+    hub.send("set-param name=threads value=2");
+    hub.send("set-param name=hash value=16");
+    hub.send("init");
+    hub.until("ready", Duration::from_secs(10));
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 18-23\"");
+    hub.send("level depth=6");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(20));
+    let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info")).collect();
+    assert!(!infos.is_empty());
+    for l in &infos {
+        assert!(lidraughts_info_ok(l), "{l}");
+    }
+    let mv = done_move(&lines);
+    let mut g = Game::default();
+    g.play_text("32-28").unwrap();
+    g.play_text("18-23").unwrap();
+    g.play_text(&mv).unwrap();
+    hub.send("quit");
+    let status = hub.child.wait().unwrap();
+    assert!(status.success());
+    assert_eq!(stderr_of(hub.child), "", "nothing on stderr");
+}
+
+#[test]
+fn no_arguments_means_hub() {
+    let mut hub = Hub::start(&[]);
+    hub.init();
+    hub.send("ping");
+    assert_eq!(hub.until("pong", Duration::from_secs(2)), vec!["pong"]);
+    hub.close();
+}
+
+#[test]
+fn ping_and_stop_answer_during_a_search() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send("pos start");
+    hub.send("level infinite");
+    hub.send("go analyze");
+    std::thread::sleep(Duration::from_millis(300));
+    let t = Instant::now();
+    hub.send("ping");
+    hub.until("pong", Duration::from_secs(2));
+    assert!(t.elapsed() < Duration::from_millis(50), "pong took {:?}", t.elapsed());
+    let t = Instant::now();
+    hub.send("stop");
+    let lines = hub.until("done", Duration::from_secs(2));
+    assert!(t.elapsed() < Duration::from_millis(50), "done took {:?}", t.elapsed());
+    Game::default().play_text(&done_move(&lines)).unwrap();
+    // Stop and ponder-hit while idle print nothing.
+    hub.send("stop");
+    hub.send("ponder-hit");
+    hub.send("ping");
+    assert_eq!(hub.until("pong", Duration::from_secs(2)), vec!["pong"]);
+    hub.close();
+}
+
+#[test]
+fn end_of_input_ends_a_search_and_the_process() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send("pos start");
+    hub.send("level infinite");
+    hub.send("go analyze");
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    drop(hub.stdin.take());
+    loop {
+        if hub.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(1), "still running after end of input");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn any_other_command_ends_the_search_first() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send("pos start");
+    hub.send("level infinite");
+    hub.send("go analyze");
+    std::thread::sleep(Duration::from_millis(100));
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28\"");
+    hub.send("level depth=3");
+    hub.send("go think");
+    // Two searches, two dones, in order.
+    let first = hub.until("done", Duration::from_secs(2));
+    Game::default().play_text(&done_move(&first)).unwrap();
+    let second = hub.until("done", Duration::from_secs(5));
+    let mut g = Game::default();
+    g.play_text("32-28").unwrap();
+    g.play_text(&done_move(&second)).unwrap();
+    hub.close();
+}
+
+#[test]
+fn move_time_and_clock_limits_are_kept() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    for level in ["move-time=0.05", "time=0", "time=-1.5 inc=0", "time=0.3", "moves=10 time=1 inc=0.1"] {
+        hub.send("pos start");
+        hub.send(&format!("level {level}"));
+        let t = Instant::now();
+        hub.send("go think");
+        let lines = hub.until("done", Duration::from_secs(3));
+        let took = t.elapsed();
+        Game::default().play_text(&done_move(&lines)).unwrap();
+        if level == "move-time=0.05" {
+            assert!(took < Duration::from_millis(50 + 40), "{level}: {took:?}");
+        }
+    }
+    hub.close();
+}
+
+#[test]
+fn pondering_with_hit_and_stop() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("set-param name=ponder value=true");
+    hub.init();
+    hub.send("pos start moves=\"32-28\"");
+    hub.send("level time=10 inc=0");
+    hub.send("go ponder");
+    std::thread::sleep(Duration::from_millis(200));
+    hub.send("ponder-hit");
+    let lines = hub.until("done", Duration::from_secs(10));
+    let mut g = Game::default();
+    g.play_text("32-28").unwrap();
+    g.play_text(&done_move(&lines)).unwrap();
+    hub.send("pos start moves=\"32-28\"");
+    hub.send("level time=10 inc=0");
+    hub.send("go ponder");
+    std::thread::sleep(Duration::from_millis(200));
+    hub.send("stop");
+    let lines = hub.until("done", Duration::from_secs(2));
+    g.undo();
+    g.play_text(&done_move(&lines)).unwrap();
+    hub.close();
+}
+
+#[test]
+fn positions_as_fen_and_errors_keep_the_state() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send("pos pos=W:W31-50:B1-20 moves=32-28");
+    for bad in [
+        "pos pos=Xbbb",
+        "pos pos=W:W31-50:B1-51",
+        "pos pos=W:W31-50:B1-20 moves=\"32-28 11-99\"",
+        "pos pos=W:W31-50:B1-20 moves=\"32-28 32-28\"",
+        "level depth=abc",
+        "set-param name=threads value=0",
+        "set-param name=hash value=lots",
+        "pos moves=\"32-28",
+    ] {
+        hub.send(bad);
+        let line = hub.until("error", Duration::from_secs(2));
+        assert!(line.last().unwrap().starts_with("error message="), "{bad}: {line:?}");
+    }
+    // The position from before the errors still stands: Black to move after 32-28.
+    hub.send("level depth=2");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let mut g = Game::default();
+    g.play_text("32-28").unwrap();
+    g.play_text(&done_move(&lines)).unwrap();
+    hub.close();
+}
+
+#[test]
+fn garbage_does_not_break_the_engine() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    let mut rng = Rng::new(42);
+    let words = [
+        "hub",
+        "init",
+        "pos",
+        "level",
+        "go",
+        "set-param",
+        "new-game",
+        "ping",
+        "stop",
+        "ponder-hit",
+        "pos=",
+        "moves=",
+        "\"",
+        "=",
+        "name=threads",
+        "value=",
+        "time=",
+        "depth=-3",
+        "think",
+        "analyze",
+        "ponder",
+        "infinite",
+        "W:W31:B1",
+        "32-28",
+        "x",
+        "move-time=nan",
+        "nodes=99999999999999999999999",
+    ];
+    for i in 0..3_000 {
+        let mut line = Vec::new();
+        match i % 3 {
+            0 => {
+                for _ in 0..rng.below(6) {
+                    line.extend_from_slice(words[rng.below(words.len())].as_bytes());
+                    line.push(b' ');
+                }
+            }
+            1 => {
+                for _ in 0..rng.below(80) {
+                    line.push((rng.next_u64() & 0xFF) as u8);
+                }
+                line.retain(|&b| b != b'\n');
+            }
+            _ => {
+                let w = words[rng.below(words.len())];
+                line.extend_from_slice(w.as_bytes());
+                line.extend(std::iter::repeat_n(b'9', rng.below(40)));
+            }
+        }
+        // A go could start a long search; keep garbage searches short.
+        if line.starts_with(b"go") {
+            hub.send("level depth=2");
+        }
+        line.push(b'\n');
+        hub.send_bytes(&line);
+    }
+    hub.send_bytes(&vec![b'a'; 200_000]);
+    hub.send("");
+    hub.send("stop");
+    hub.send("ping");
+    hub.until("pong", Duration::from_secs(30));
+    hub.send("pos start");
+    hub.send("level depth=4");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(10));
+    Game::default().play_text(&done_move(&lines)).unwrap();
+    hub.send("quit");
+    assert!(hub.child.wait().unwrap().success());
+}
+
+#[test]
+fn a_position_without_moves_still_answers() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send("pos pos=W:W46:B41,37");
+    hub.send("level depth=3");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert_eq!(lines.last().unwrap(), "done");
+    hub.close();
+}
+
+/// lidraughts' analysis worker (draughtsnet): new-game, the game's moves,
+/// set-param between pos and go, two levels combined, go think; then a
+/// node-limited analysis.
+#[test]
+fn lidraughts_worker_sequence() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send("new-game");
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23 28x19 14x23\"");
+    hub.send("set-param name=threads value=1");
+    hub.send("level depth=21");
+    hub.send("level move-time=1.0");
+    let t = Instant::now();
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert!(t.elapsed() < Duration::from_millis(1_100), "{:?}", t.elapsed());
+    assert!(lines.iter().filter(|l| l.starts_with("info")).all(|l| lidraughts_info_ok(l)));
+    let mut g = Game::default();
+    for m in ["32-28", "19-23", "28x19", "14x23"] {
+        g.play_text(m).unwrap();
+    }
+    g.clone().play_text(&done_move(&lines)).unwrap();
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23 28x19 14x23\"");
+    hub.send("level nodes=20000");
+    hub.send("go analyze");
+    let lines = hub.until("done", Duration::from_secs(5));
+    g.play_text(&done_move(&lines)).unwrap();
+    hub.close();
+}
+
+/// lidraughts' analysis board: threads before each search, tt-size then init
+/// again, infinite analysis ended by stop.
+#[test]
+fn lidraughts_analysis_board_sequence() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    for round in 0..2 {
+        hub.send("set-param name=threads value=2");
+        hub.send("set-param name=tt-size value=20");
+        hub.send("init");
+        hub.until("ready", Duration::from_secs(5));
+        hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww");
+        hub.send("level infinite");
+        hub.send("go analyze");
+        std::thread::sleep(Duration::from_millis(150 + 100 * round));
+        hub.send("stop");
+        let lines = hub.until("done", Duration::from_secs(2));
+        Game::default().play_text(&done_move(&lines)).unwrap();
+    }
+    hub.close();
+}
+
+/// lidraughts-bot: an unknown parameter, a clock with increment, pondering.
+#[test]
+fn lidraughts_bot_sequence() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("hub");
+    hub.until("wait", Duration::from_secs(5));
+    hub.send("set-param name=initial-time value=300");
+    hub.send("set-param name=ponder value=true");
+    hub.send("init");
+    hub.until("ready", Duration::from_secs(5));
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww");
+    hub.send("level time=3 inc=0.2");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let done = lines.last().unwrap().clone();
+    let mv = done_move(&lines);
+    let mut g = Game::default();
+    g.play_text(&mv).unwrap();
+    // Ponder on the expected reply, then the opponent plays it.
+    if let Some(p) = done.split(' ').nth(2).and_then(|p| p.strip_prefix("ponder=")) {
+        hub.send(&format!("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"{mv} {p}\""));
+        hub.send("level time=3 inc=0.2");
+        hub.send("go ponder");
+        std::thread::sleep(Duration::from_millis(100));
+        hub.send("ponder-hit");
+        let lines = hub.until("done", Duration::from_secs(5));
+        g.play_text(p).unwrap();
+        g.play_text(&done_move(&lines)).unwrap();
+    }
+    hub.close();
+}

@@ -1,0 +1,14 @@
+//! The integration tests, in one test binary: each binary is linked with the
+//! release profile's whole-program optimisation, so one binary instead of
+//! eight saves most of `cargo test --release`'s build time.
+
+mod common;
+
+mod egdb;
+mod eval;
+mod hub;
+mod matches;
+mod perft;
+mod random;
+mod rules;
+mod search;

@@ -1,0 +1,215 @@
+//! End-to-end tests of `dammer match`: real games between Dammer processes,
+//! and fake engines that fail in each way a real one can.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use dammer::rules::game::GameResult;
+use dammer::tools::openings::{parse_openings, DEFAULT_OPENINGS};
+use dammer::tools::pdn;
+use dammer::tools::tournament::client::EngineSpec;
+use dammer::tools::tournament::{self, Config, TimeControl};
+
+const DAMMER: &str = env!("CARGO_BIN_EXE_dammer");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dammer-match-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A Hub engine in POSIX sh that starts properly and then, on `go`, runs `on_go`.
+fn fake_engine(dir: &Path, name: &str, on_go: &str) -> EngineSpec {
+    let path = dir.join(format!("{name}.sh"));
+    let script = format!(
+        "while IFS= read -r line; do\n  case \"$line\" in\n    hub) echo \"id name={name}\"; echo \"param name=threads value=1 type=int min=1 max=8\"; echo wait ;;\n    init) echo ready ;;\n    go*) {on_go} ;;\n    quit) exit 0 ;;\n  esac\ndone\n"
+    );
+    std::fs::write(&path, script).unwrap();
+    EngineSpec {
+        name: name.into(),
+        command: vec!["sh".into(), path.display().to_string()],
+        dir: None,
+        params: vec![],
+    }
+}
+
+fn dammer(name: &str) -> EngineSpec {
+    EngineSpec {
+        name: name.into(),
+        command: vec![DAMMER.into(), "hub".into()],
+        dir: None,
+        params: vec![("hash".into(), "8".into())],
+    }
+}
+
+fn config(engines: Vec<EngineSpec>, games: usize, pdn: Option<PathBuf>) -> Config {
+    Config {
+        engines,
+        gauntlet: true,
+        tc: TimeControl::MoveTime(0.02),
+        margin: Duration::from_millis(500),
+        openings: parse_openings(DEFAULT_OPENINGS, false).unwrap(),
+        games: Some(games),
+        concurrency: 2,
+        pdn,
+        max_plies: Some(300),
+        draw: None,
+        resign: None,
+        sprt: None,
+        event: "test".into(),
+    }
+}
+
+#[test]
+fn faulty_engines_lose_and_are_restarted() {
+    let dir = temp_dir("faults");
+    let engines = vec![
+        dammer("Dammer"),
+        fake_engine(&dir, "illegal", "echo \"done move=1-50\""),
+        fake_engine(&dir, "hangs", ":"),
+        fake_engine(&dir, "exits", "exit 3"),
+    ];
+    let pdn_path = dir.join("games.pdn");
+    let summary = tournament::run(&config(engines, 4, Some(pdn_path.clone())), &mut |_| {}).unwrap();
+    assert_eq!(summary.games, 12);
+    for p in &summary.pairings {
+        // Dammer (the first engine) wins every game, with both colours.
+        assert_eq!((p.tally.wins, p.tally.draws, p.tally.losses), (4, 0, 0), "{p:?}");
+        assert_eq!(p.tally.pairs, [0, 0, 0, 0, 2]);
+    }
+    // One fault per game, named after the engine and what happened.
+    assert_eq!(summary.faults.len(), 12, "{:?}", summary.faults);
+    for (name, what) in [("illegal", "illegal move"), ("hangs", "lost on time"), ("exits", "exited")] {
+        let n = summary.faults.iter().filter(|f| f.contains(name) && f.contains(what)).count();
+        assert_eq!(n, 4, "{name}: {:?}", summary.faults);
+    }
+    let games = pdn::read(&std::fs::read_to_string(&pdn_path).unwrap()).unwrap();
+    assert_eq!(games.len(), 12);
+    for g in &games {
+        let termination = g.tag("Termination").unwrap();
+        assert!(["illegal move", "time forfeit", "engine failure"].contains(&termination), "{termination}");
+        let dammer_white = g.tag("White") == Some("Dammer");
+        assert_eq!(g.result.as_deref(), Some(if dammer_white { "2-0" } else { "0-2" }));
+        // The faulty side never moves: at most Dammer's first move is in the game.
+        let game = g.replay().unwrap();
+        assert_eq!(game.moves().len(), usize::from(dammer_white));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn dammer_against_dammer_writes_valid_pdn() {
+    let dir = temp_dir("selfplay");
+    let pdn_path = dir.join("games.pdn");
+    let cfg = Config {
+        tc: TimeControl::Clock { moves: None, time: 2.0, inc: 0.02 },
+        ..config(vec![dammer("A"), dammer("B")], 4, Some(pdn_path.clone()))
+    };
+    let mut lines = Vec::new();
+    let summary = tournament::run(&cfg, &mut |l| lines.push(l.to_string())).unwrap();
+    assert_eq!(summary.games, 4);
+    assert!(summary.faults.is_empty(), "{:?}", summary.faults);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    let t = summary.pairings[0].tally;
+    assert_eq!(t.games(), 4);
+    assert_eq!(t.pairs.iter().sum::<u32>(), 2);
+    let games = pdn::read(&std::fs::read_to_string(&pdn_path).unwrap()).unwrap();
+    assert_eq!(games.len(), 4);
+    let openings = parse_openings(DEFAULT_OPENINGS, false).unwrap();
+    for (i, g) in games.iter().enumerate() {
+        let game = g.replay().unwrap();
+        // Games 1-2 use the first opening, 3-4 the second.
+        let round: usize = g.tag("Round").unwrap().parse().unwrap();
+        assert_eq!(*game.start(), openings[(round - 1) / 2].start, "game {i}");
+        assert_eq!(g.tag("PlyCount").unwrap().parse::<usize>().unwrap(), game.moves().len());
+        assert_eq!(g.tag("TimeControl"), Some("2+0.02"));
+        let termination = g.tag("Termination").unwrap();
+        let result = g.result.as_deref().unwrap();
+        // A game that ended by the rules ends in the position the PDN replays to.
+        match game.result() {
+            GameResult::Ongoing => assert!(termination.starts_with("adjudication"), "{termination}"),
+            r => assert_eq!(r.pdn(), result, "{termination}"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn score_adjudication_ends_games() {
+    // Two engines that claim a draw at every move: drawn by adjudication
+    // once both have said so for 3 moves each, from ply 4 on.
+    let dir = temp_dir("adjudication");
+    let mut cfg = config(vec![dammer("A"), dammer("B")], 2, Some(dir.join("d.pdn")));
+    cfg.draw = Some(tournament::DrawAdjudication { after_ply: 4, score: 100.0, moves: 3 });
+    let summary = tournament::run(&cfg, &mut |_| {}).unwrap();
+    assert_eq!(summary.pairings[0].tally.draws, 2);
+    for g in pdn::read(&std::fs::read_to_string(dir.join("d.pdn")).unwrap()).unwrap() {
+        assert_eq!(g.tag("Termination"), Some("adjudication: scores agree on a draw"));
+        assert_eq!(g.moves.len(), 6);
+    }
+    // A side whose engine reports a lost score while the other reports a
+    // won one loses by adjudication.
+    let mut cfg = config(vec![dammer("A"), dammer("B")], 2, Some(dir.join("r.pdn")));
+    cfg.resign = Some(tournament::ResignAdjudication { score: -1000.0, moves: 1 });
+    let summary = tournament::run(&cfg, &mut |_| {}).unwrap();
+    // With a bound of -1000 every score counts as both winning and losing,
+    // so the first engine to move loses at once.
+    let games = pdn::read(&std::fs::read_to_string(dir.join("r.pdn")).unwrap()).unwrap();
+    assert_eq!(summary.games, 2);
+    for g in &games {
+        assert_eq!(g.tag("Termination"), Some("adjudication: scores agree on a win"));
+        assert_eq!(g.moves.len(), 2);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn command_line_match_reports_and_rejects_bad_input() {
+    let dir = temp_dir("cli");
+    let pdn_path = dir.join("cli.pdn");
+    let out = Command::new(DAMMER)
+        .args(["match", "--engine", "name=One", &format!("cmd={DAMMER} hub"), "option.hash=8"])
+        .args(["--engine", "name=Two", &format!("cmd={DAMMER}"), "--movetime", "0.02", "--games", "2"])
+        .args(["--pdn", pdn_path.to_str().unwrap(), "--sprt", "0", "10", "0.05", "0.05"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("2 of 2 games played"), "{text}");
+    assert!(text.contains("One vs Two"), "{text}");
+    assert!(text.contains("SPRT elo0=0 elo1=10"), "{text}");
+    assert_eq!(pdn::read(&std::fs::read_to_string(&pdn_path).unwrap()).unwrap().len(), 2);
+    for (args, needle) in [
+        (
+            vec!["--engine", "cmd=/nonexistent/engine", "--engine", "cmd=x", "--movetime", "1"],
+            "could not start",
+        ),
+        (vec!["--engine", "name=a", "--engine", "cmd=x", "--movetime", "1"], "cmd="),
+        (vec!["--engine", &format!("cmd={DAMMER}"), "--engine", &format!("cmd={DAMMER}")], "time control"),
+        (
+            vec!["--engine", &format!("cmd={DAMMER}"), "--engine", &format!("cmd={DAMMER}"), "--tc", "1+x"],
+            "time control",
+        ),
+        (
+            vec![
+                "--engine",
+                &format!("cmd={DAMMER}"),
+                "--engine",
+                &format!("cmd={DAMMER}"),
+                "--movetime",
+                "1",
+                "--openings",
+                "/nonexistent",
+            ],
+            "cannot read",
+        ),
+    ] {
+        let out = Command::new(DAMMER).arg("match").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
