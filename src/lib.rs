@@ -7,7 +7,8 @@
 //!   and its draw rules, notation, perft.
 //! - [`engine`]: score scale, evaluation, transposition table, search,
 //!   threads, time management, endgame tables, and the [`Engine`] facade.
-//! - [`hub`]: the Hub protocol front end.
+//! - [`hub`] and [`cli`]: the front ends, the Hub protocol for programs
+//!   and the command line for people.
 //! - [`tools`]: match runner, self-play, tuner, table generator, bench.
 //!
 //! The binary only parses the command line and dispatches to these.
@@ -15,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod base;
+pub mod cli;
 pub mod engine;
 pub mod hub;
 pub mod rules;

@@ -1,29 +1,30 @@
 //! The engine facade that every front end uses: set up a game, give limits,
-//! search, and receive progress through a callback and a final result.
+//! start a search with an info callback, stop it, wait for the result.
 //!
-//! It owns the transposition table and the Lazy SMP thread pool. The
-//! facade is protocol-neutral: it never prints.
-
-use std::time::{Duration, Instant};
+//! The facade owns the transposition table, the Lazy SMP threads, the
+//! evaluation and the endgame tables with their policy (which root moves a
+//! table result keeps, how table scores are reported). A search started with
+//! [`Engine::start`] runs on a thread of the facade's own, so that a front
+//! end keeps reading its input while the engine thinks; the front end never
+//! moves the engine between threads. The facade is protocol-neutral: it
+//! never prints.
 
 use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
+use crate::engine::control::SearchControl;
 use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::Evaluation;
+use crate::engine::options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::engine::score::{Score, TB_WIN, WIN, WIN_BAND};
-use crate::engine::search::{EgdbMode, Info, RootResult, SearchControl, Searcher, Shared, Timer, MAX_DEPTH};
+use crate::engine::search::{EgdbMode, Info, RootResult, Searcher, Shared, MAX_DEPTH};
 use crate::engine::threads::ThreadPool;
-use crate::engine::time::{budget, Limits};
+use crate::engine::time::{Limits, TimeManager};
 use crate::engine::tt::TranspositionTable;
 use crate::rules::game::Game;
-use crate::rules::movegen::{legal_moves, Move};
-
-/// Default transposition table size in MiB.
-pub const DEFAULT_HASH_MB: usize = 64;
-/// Largest transposition table accepted, in MiB.
-pub const MAX_HASH_MB: usize = 1 << 16;
-/// Most search threads accepted.
-pub const MAX_THREADS: usize = 256;
+use crate::rules::movegen::{legal_moves, Move, MoveList};
+use crate::rules::position::{Color, Position};
 
 /// The outcome of a search.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,15 +45,37 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
-/// The engine: transposition table and threads.
+/// Progress callback of a search started with [`Engine::start`].
+pub type OnInfo = Box<dyn FnMut(&Info) + Send>;
+/// Result callback of a search started with [`Engine::start`]: called on the
+/// search's thread as soon as the result is known, before [`Engine::wait`]
+/// returns it.
+pub type OnDone = Box<dyn FnOnce(&SearchResult) + Send>;
+
+/// What a search reads: shared by the facade and its running search.
 #[derive(Debug)]
-pub struct Engine {
+struct Core {
     tt: TranspositionTable,
-    /// The size asked for, which the table may have had to fall short of.
-    hash_mb: usize,
     threads: ThreadPool,
     eval: Evaluation,
     egdb: Option<Arc<Tables>>,
+}
+
+/// A search running on the facade's thread.
+#[derive(Debug)]
+struct Running {
+    control: Arc<SearchControl>,
+    handle: JoinHandle<SearchResult>,
+}
+
+/// The engine: transposition table, threads, evaluation, endgame tables,
+/// and at most one running search.
+#[derive(Debug)]
+pub struct Engine {
+    core: Arc<Core>,
+    /// The size asked for, which the table may have had to fall short of.
+    hash_mb: usize,
+    running: Option<Running>,
 }
 
 impl Default for Engine {
@@ -61,81 +84,178 @@ impl Default for Engine {
     }
 }
 
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop();
+        self.wait();
+    }
+}
+
+/// Stack of the facade's search thread: the search recurses up to
+/// `MAX_PLY` plies and quiescence beyond, with move lists on the way.
+const SEARCH_STACK: usize = 64 << 20;
+
 impl Engine {
-    /// An engine with `threads` search threads and a `hash_mb` MiB table.
+    /// An engine with `threads` search threads and a `hash_mb` MiB table
+    /// (both clamped to their ranges, see [`crate::engine::options`]).
     pub fn new(threads: usize, hash_mb: usize) -> Engine {
         let hash_mb = hash_mb.clamp(1, MAX_HASH_MB);
         Engine {
-            tt: TranspositionTable::new(hash_mb),
+            core: Arc::new(Core {
+                tt: TranspositionTable::new(hash_mb),
+                threads: ThreadPool::new(threads.clamp(1, MAX_THREADS)),
+                eval: Evaluation::default(),
+                egdb: None,
+            }),
             hash_mb,
-            threads: ThreadPool::new(threads.clamp(1, MAX_THREADS)),
-            eval: Evaluation::default(),
-            egdb: None,
+            running: None,
         }
+    }
+
+    /// The state a search reads, for a change: waits for a running search
+    /// first, after which the facade holds the only reference.
+    fn core_mut(&mut self) -> &mut Core {
+        self.wait();
+        Arc::get_mut(&mut self.core).expect("no search holds the engine once it has been waited for")
     }
 
     /// The evaluation searches use.
     pub fn evaluation(&self) -> &Evaluation {
-        &self.eval
+        &self.core.eval
     }
 
-    /// Changes the evaluation (between searches).
+    /// Changes the evaluation (waits for a running search first).
     pub fn set_evaluation(&mut self, eval: Evaluation) {
-        self.eval = eval;
+        self.core_mut().eval = eval;
     }
 
     /// The endgame tables searches probe, if any.
     pub fn egdb(&self) -> Option<&Tables> {
-        self.egdb.as_deref()
+        self.core.egdb.as_deref()
     }
 
-    /// Sets (or, with `None`, drops) the endgame tables.
+    /// Sets (or, with `None`, drops) the endgame tables (waits for a running
+    /// search first).
     pub fn set_egdb(&mut self, tables: Option<Arc<Tables>>) {
-        self.egdb = tables.filter(|t| t.max_pieces() >= 2);
+        self.core_mut().egdb = tables.filter(|t| t.max_pieces() >= 2);
     }
 
     /// Number of search threads.
     pub fn threads(&self) -> usize {
-        self.threads.len()
+        self.core.threads.len()
     }
 
-    /// Changes the number of search threads (between searches).
+    /// Changes the number of search threads (waits for a running search first).
     pub fn set_threads(&mut self, n: usize) {
         let n = n.clamp(1, MAX_THREADS);
-        if n != self.threads.len() {
-            self.threads = ThreadPool::new(n);
+        let core = self.core_mut();
+        if n != core.threads.len() {
+            core.threads = ThreadPool::new(n);
         }
     }
 
     /// Transposition table size in MiB.
     pub fn hash_mb(&self) -> usize {
-        self.tt.size_mb()
+        self.core.tt.size_mb()
     }
 
-    /// Resizes (and so clears) the transposition table.
+    /// Resizes (and so clears) the transposition table (waits for a running
+    /// search first).
     pub fn set_hash_mb(&mut self, mb: usize) {
         let mb = mb.clamp(1, MAX_HASH_MB);
         if mb != self.hash_mb {
+            let core = self.core_mut();
             // Free the old table first: two large ones may not fit together.
-            self.tt = TranspositionTable::new(1);
-            self.tt = TranspositionTable::new(mb);
+            core.tt = TranspositionTable::new(1);
+            core.tt = TranspositionTable::new(mb);
             self.hash_mb = mb;
         }
     }
 
     /// Forgets everything learned from earlier searches (a new game).
     pub fn clear(&mut self) {
-        self.tt.clear();
+        self.core_mut().tt.clear();
     }
 
-    /// Searches the game's current position within `limits`, calling
-    /// `on_info` with progress from the calling thread. Blocks until the
-    /// search ends. `control` is how other threads stop it or signal a ponder
-    /// hit, at any time, also before it starts; give every search a fresh one
-    /// ([`SearchControl::default`]) so that a late request cannot reach the
-    /// next search.
-    pub fn search(
+    /// Searches the game's current position within `limits` on the calling
+    /// thread, calling `on_info` with progress; returns when the limits say
+    /// so. For a search that other threads can stop, use [`Engine::start`].
+    pub fn search(&mut self, game: &Game, limits: &Limits, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
+        self.wait();
+        self.core.search(game, limits, &SearchControl::default(), on_info)
+    }
+
+    /// [`Engine::search`] without progress reports.
+    pub fn search_quietly(&mut self, game: &Game, limits: &Limits) -> SearchResult {
+        self.search(game, limits, &mut |_| {})
+    }
+
+    /// Starts searching the game's current position within `limits` and
+    /// returns at once. Progress goes to `on_info` and the result to
+    /// `on_done`, both called from the search's thread. A search still
+    /// running is stopped and waited for first. Fails only when the system
+    /// cannot start a thread.
+    pub fn start(
         &mut self,
+        game: &Game,
+        limits: &Limits,
+        on_info: OnInfo,
+        on_done: OnDone,
+    ) -> std::io::Result<()> {
+        self.stop();
+        self.wait();
+        let core = Arc::clone(&self.core);
+        let control = Arc::new(SearchControl::default());
+        let search_control = Arc::clone(&control);
+        let (game, limits) = (game.clone(), limits.clone());
+        let handle = std::thread::Builder::new()
+            .name("dammer-search".into())
+            .stack_size(SEARCH_STACK)
+            .spawn(move || {
+                let mut on_info = on_info;
+                let result = core.search(&game, &limits, &search_control, &mut *on_info);
+                on_done(&result);
+                result
+            })?;
+        self.running = Some(Running { control, handle });
+        Ok(())
+    }
+
+    /// Asks the running search, if any, to finish now; it still answers with
+    /// a move. Returns at once.
+    pub fn stop(&self) {
+        if let Some(r) = &self.running {
+            r.control.stop();
+        }
+    }
+
+    /// Tells the running search, if it ponders, that the expected move was
+    /// played: its time limits apply from now on.
+    pub fn ponder_hit(&self) {
+        if let Some(r) = &self.running {
+            r.control.ponder_hit();
+        }
+    }
+
+    /// Whether a search started with [`Engine::start`] is still running.
+    pub fn is_searching(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
+    }
+
+    /// Waits for the search started with [`Engine::start`] to end and returns
+    /// its result; `None` when there was none (or its thread failed).
+    pub fn wait(&mut self) -> Option<SearchResult> {
+        let running = self.running.take()?;
+        running.handle.join().ok()
+    }
+}
+
+impl Core {
+    /// Searches with the state of the facade; `control` is how other
+    /// threads stop the search or signal a ponder hit, at any time, also
+    /// before it starts.
+    fn search(
+        &self,
         game: &Game,
         limits: &Limits,
         control: &SearchControl,
@@ -160,11 +280,9 @@ impl Engine {
         if legal.len() == 1 && !limits.analysis && !limits.ponder {
             return quick(Some(legal.as_slice()[0]), self.eval.evaluate(&pos));
         }
-        let men = (pos.men(crate::rules::position::Color::White)
-            | pos.men(crate::rules::position::Color::Black))
-        .count_ones();
-        let budget = budget(limits, men);
-        let max_depth = if budget.instant { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
+        let men = (pos.men(Color::White) | pos.men(Color::Black)).count_ones();
+        let time = TimeManager::new(limits, men, start);
+        let max_depth = if time.instant() { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
         self.tt.new_search();
         let (root_moves, root_wdl) = self.table_root_moves(&pos, &legal);
         if root_moves.len() == 1 && !limits.analysis && !limits.ponder {
@@ -206,7 +324,6 @@ impl Engine {
         let on_info: &mut dyn FnMut(&Info) = &mut report;
         let history: Vec<u64> = game.positions().iter().map(|p| p.key()).collect();
         let state = game.state();
-        let timer = Timer { start, budget, pondering: limits.ponder };
         let root: RootResult = self.threads.run(
             control,
             |id| {
@@ -215,16 +332,9 @@ impl Engine {
             },
             || {
                 let mut s = Searcher::new(&shared, 0, pos, &history, state);
-                s.set_main(timer, on_info);
+                s.set_main(start, time, on_info);
                 let r = s.iterate(max_depth);
-                // Infinite analysis and pondering answer only when told to.
-                if limits.infinite || limits.ponder {
-                    while !(control.is_stopped()
-                        || (limits.ponder && !limits.infinite && control.is_ponder_hit()))
-                    {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                }
+                s.hold();
                 r
             },
         );
@@ -243,11 +353,7 @@ impl Engine {
     /// The root moves worth searching and the root's table value: with
     /// tables that cover the position, only the moves that keep its value
     /// (all of them when it is lost). Empty means every legal move.
-    fn table_root_moves(
-        &self,
-        pos: &crate::rules::position::Position,
-        legal: &crate::rules::movegen::MoveList,
-    ) -> (Vec<Move>, Option<Wdl>) {
+    fn table_root_moves(&self, pos: &Position, legal: &MoveList) -> (Vec<Move>, Option<Wdl>) {
         let Some(tables) = self.egdb.as_deref() else {
             return (Vec::new(), None);
         };
@@ -268,10 +374,5 @@ impl Engine {
             keep = legal.iter().copied().collect();
         }
         (keep, Some(root))
-    }
-
-    /// [`Engine::search`] with nobody to stop it but its limits.
-    pub fn search_quietly(&mut self, game: &Game, limits: &Limits) -> SearchResult {
-        self.search(game, limits, &SearchControl::default(), &mut |_| {})
     }
 }

@@ -3,13 +3,18 @@
 //! facade that owns them. Imports [`crate::rules`] (and [`crate::base`])
 //! only, and never prints: progress and results go to callbacks.
 
+pub(crate) mod control;
 pub mod egdb;
 pub mod eval;
 mod facade;
+pub mod options;
 pub mod score;
 pub mod search;
-pub mod threads;
+pub(crate) mod threads;
 pub mod time;
-pub mod tt;
+pub(crate) mod tt;
 
-pub use facade::{Engine, SearchResult, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+pub use facade::{Engine, OnDone, OnInfo, SearchResult};
+pub use options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+pub use search::Info;
+pub use time::{Clock, Limits};

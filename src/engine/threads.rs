@@ -7,7 +7,7 @@
 //! helpers. The protocol front end's own threads (the stdin reader) never
 //! run on this pool.
 
-use crate::engine::search::SearchControl;
+use crate::engine::control::SearchControl;
 
 /// The helper threads of the search.
 #[derive(Debug)]
@@ -41,11 +41,6 @@ impl ThreadPool {
     /// Number of search threads, the caller's included.
     pub fn len(&self) -> usize {
         self.threads
-    }
-
-    /// Always false: there is at least the calling thread.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// Runs `main` on the calling thread and `helper(id)` for ids

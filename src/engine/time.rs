@@ -1,11 +1,17 @@
-//! Search limits and time budgets.
+//! Time management: limits in, deadlines out, and one object that answers
+//! "go on?" during a search.
 //!
-//! A clock gives two budgets: a soft one, checked after each iteration and
-//! stretched or shrunk by how stable the best move is, and a hard one that
-//! stops the search wherever it is. Both keep a safety margin so that the
-//! engine never loses on time, whatever the GUI charges for its own overhead.
+//! [`Limits`] (and the side to move's [`Clock`]) give two deadlines: a soft
+//! one, checked after each iteration and stretched or shrunk by how stable
+//! the best move is, and a hard one that stops the search wherever it is.
+//! Both keep a safety margin so that the engine never loses on time, whatever
+//! the GUI charges for its own overhead. A pondering search has no deadline
+//! until the ponder hit; from then on the deadlines count from the hit. The
+//! [`TimeManager`] of the main search thread holds all of this.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use crate::engine::control::SearchControl;
 
 /// The clock of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,7 +68,7 @@ impl Limits {
 
 /// Time budgets for one search, measured from its start (or from the ponder hit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// Stop after an iteration once this much time, scaled by stability, is used.
     pub soft: Option<Duration>,
     /// Stop at once when this much time is used.
@@ -77,7 +83,7 @@ fn moves_left(men: u32) -> f64 {
 }
 
 /// The budgets for `limits` in a position with `men` men on the board.
-pub fn budget(limits: &Limits, men: u32) -> Budget {
+pub(crate) fn budget(limits: &Limits, men: u32) -> Budget {
     let mut b = Budget::default();
     if limits.infinite {
         return b;
@@ -106,7 +112,8 @@ pub fn budget(limits: &Limits, men: u32) -> Budget {
             b.instant = true;
             return b;
         }
-        let secs = |s: f64| Duration::from_secs_f64(s.max(0.001));
+        // A clock of years (a GUI's "untimed") is as good as a billion seconds.
+        let secs = |s: f64| Duration::from_secs_f64(s.clamp(0.001, 1e9));
         b.soft = Some(b.soft.map_or(secs(soft), |s| s.min(secs(soft))));
         b.hard = Some(b.hard.map_or(secs(hard), |h| h.min(secs(hard))));
     }
@@ -115,6 +122,99 @@ pub fn budget(limits: &Limits, men: u32) -> Budget {
         b.hard = Some(DEFAULT_MOVE_TIME);
     }
     b
+}
+
+/// What the time manager says while a search runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Pondering before the hit: no deadline applies yet.
+    Pondering,
+    /// The hard deadline has passed: stop now.
+    Stop,
+    /// Go on.
+    GoOn,
+}
+
+/// The deadlines of one search, kept by its main thread.
+#[derive(Debug)]
+pub(crate) struct TimeManager {
+    /// When the deadlines started counting: the search's start, or the
+    /// ponder hit.
+    start: Instant,
+    budget: Budget,
+    /// Pondering and no hit yet.
+    pondering: bool,
+    /// Infinite analysis and pondering answer only when told to: `Some(true)`
+    /// when a ponder hit is enough (pondering within limits), `Some(false)`
+    /// when only a stop is (infinite).
+    answer_when_told: Option<bool>,
+}
+
+impl TimeManager {
+    /// The deadlines of a search under `limits` that started at `start`, in
+    /// a position with `men` men.
+    pub(crate) fn new(limits: &Limits, men: u32, start: Instant) -> TimeManager {
+        TimeManager {
+            start,
+            budget: budget(limits, men),
+            pondering: limits.ponder,
+            answer_when_told: (limits.infinite || limits.ponder).then_some(limits.ponder && !limits.infinite),
+        }
+    }
+
+    /// Whether there is no time to think at all: one iteration, then answer.
+    pub(crate) fn instant(&self) -> bool {
+        self.budget.instant
+    }
+
+    /// Checked every few thousand nodes: takes a ponder hit into account
+    /// (the deadlines count from it) and says whether the hard deadline has
+    /// passed.
+    pub(crate) fn check(&mut self, control: &SearchControl) -> Verdict {
+        if self.pondering {
+            if !control.is_ponder_hit() {
+                return Verdict::Pondering;
+            }
+            self.pondering = false;
+            self.start = Instant::now();
+        }
+        if self.budget.hard.is_some_and(|h| self.start.elapsed() >= h) {
+            Verdict::Stop
+        } else {
+            Verdict::GoOn
+        }
+    }
+
+    /// Checked after each iteration: whether not to start another, given how
+    /// many iterations in a row kept the same best move.
+    pub(crate) fn iteration_done(&self, control: &SearchControl, stable_iterations: u32) -> bool {
+        if self.pondering && !control.is_ponder_hit() {
+            return false;
+        }
+        let Some(soft) = self.budget.soft else { return false };
+        // A best move that keeps changing earns more time, a settled one less.
+        let factor = match stable_iterations {
+            0 => 1.6,
+            1 => 1.2,
+            2 => 1.0,
+            3 => 0.8,
+            _ => 0.6,
+        };
+        let elapsed = self.start.elapsed().as_secs_f64();
+        let soft = soft.as_secs_f64() * factor;
+        let hard = self.budget.hard.map_or(f64::INFINITY, |h| h.as_secs_f64());
+        // The next iteration takes a few times as long as this one: don't start
+        // one that cannot finish before the hard limit.
+        elapsed >= soft || elapsed * 2.5 >= hard.max(soft)
+    }
+
+    /// Called when the search has nothing more to do: infinite analysis and
+    /// pondering answer only when told to (a stop, or for pondering the hit).
+    pub(crate) fn hold(&self, control: &SearchControl) {
+        if let Some(hit_releases) = self.answer_when_told {
+            control.wait(hit_releases);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -206,11 +206,6 @@ impl TranspositionTable {
         (self.memory.len * std::mem::size_of::<Bucket>()) >> 20
     }
 
-    /// Number of entries.
-    pub fn entries(&self) -> usize {
-        self.memory.len * 4
-    }
-
     /// Empties the table.
     pub fn clear(&mut self) {
         for b in self.memory.buckets() {
@@ -298,23 +293,6 @@ impl TranspositionTable {
         victim.key.store(key ^ data, Ordering::Relaxed);
         victim.data.store(data, Ordering::Relaxed);
     }
-
-    /// Permille of sampled entries written in the current search.
-    pub fn hashfull(&self) -> u32 {
-        let age = self.age.load(Ordering::Relaxed) & 63;
-        let buckets = self.memory.buckets();
-        let n = buckets.len().min(250);
-        let mut used = 0;
-        for b in &buckets[..n] {
-            for s in &b.slots {
-                let d = s.data.load(Ordering::Relaxed);
-                if d != 0 && age_of(d) == age {
-                    used += 1;
-                }
-            }
-        }
-        (used * 1000 / (n * 4).max(1)) as u32
-    }
 }
 
 #[cfg(test)]
@@ -341,5 +319,34 @@ mod tests {
         tt.store(0xDEAD_BEEF, e);
         assert_eq!(tt.probe(0xDEAD_BEEF), Some(e));
         assert_eq!(tt.probe(0xDEAD_BEEE), None);
+    }
+
+    #[test]
+    fn table_entries_are_never_torn() {
+        let tt = TranspositionTable::new(1);
+        let entry_for = |k: u64| Entry {
+            score: (k % 2000) as i32 - 1000,
+            depth: (k % 50) as i32,
+            bound: Bound::Exact,
+            mv: Some(((k % 54) as u8, (k / 7 % 54) as u8)),
+        };
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let tt = &tt;
+                s.spawn(move || {
+                    let mut rng = crate::base::rng::SplitMix::new(t + 10);
+                    for _ in 0..200_000 {
+                        // Few keys, so writers collide on the same slots.
+                        let k = (rng.next_u64() % 5_000) | (1 << 40);
+                        let key = k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                        if rng.below(2) == 0 {
+                            tt.store(key, entry_for(k));
+                        } else if let Some(e) = tt.probe(key) {
+                            assert_eq!(e, entry_for(k));
+                        }
+                    }
+                });
+            }
+        });
     }
 }

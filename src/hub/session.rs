@@ -9,17 +9,15 @@
 use std::io::{self, BufRead, Write};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::engine::egdb::{Signature, Tables};
+use crate::engine::egdb::{self, Pieces, Tables};
 use crate::engine::eval::Evaluation;
-use crate::engine::score;
-use crate::engine::search::{Info, SearchControl, MAX_DEPTH};
+use crate::engine::options::{self, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::engine::time::{Clock, Limits};
-use crate::engine::{Engine, SearchResult, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+use crate::engine::Engine;
+use crate::hub::protocol::{done_line, info_line, quote, Message};
 use crate::rules::game::Game;
-use crate::rules::movegen::Move;
 use crate::rules::position::Position;
 
 const NO_CLOCK: Clock = Clock { time: 0.0, inc: 0.0, moves_to_go: None };
@@ -37,92 +35,8 @@ pub fn emit(line: &str) {
     let _ = out.flush();
 }
 
-/// Quotes a value when the protocol requires it.
-pub fn quote(v: &str) -> String {
-    if v.is_empty() || v.contains([' ', '=', '"', '\t']) {
-        format!("\"{}\"", v.replace('"', "'"))
-    } else {
-        v.to_string()
-    }
-}
-
 fn error(msg: &str) {
     emit(&format!("error message={}", quote(msg)));
-}
-
-/// One parsed input line: the command word and its `name=value` arguments
-/// (a name alone has the value "").
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Message {
-    /// The command word.
-    pub command: String,
-    /// Arguments in order.
-    pub args: Vec<(String, String)>,
-}
-
-impl Message {
-    /// Parses a line; `Err` says why it cannot be read (an unterminated quote).
-    pub fn parse(line: &str) -> Result<Option<Message>, String> {
-        let mut chars = line.trim().chars().peekable();
-        let mut words: Vec<(String, String)> = Vec::new();
-        loop {
-            while chars.peek().is_some_and(|c| c.is_whitespace()) {
-                chars.next();
-            }
-            if chars.peek().is_none() {
-                break;
-            }
-            let mut name = String::new();
-            while let Some(&c) = chars.peek() {
-                if c.is_whitespace() || c == '=' {
-                    break;
-                }
-                name.push(c);
-                chars.next();
-            }
-            let mut value = String::new();
-            if chars.peek() == Some(&'=') {
-                chars.next();
-                if chars.peek() == Some(&'"') {
-                    chars.next();
-                    let mut closed = false;
-                    for c in chars.by_ref() {
-                        if c == '"' {
-                            closed = true;
-                            break;
-                        }
-                        value.push(c);
-                    }
-                    if !closed {
-                        return Err(format!("unterminated quote in the value of {name}"));
-                    }
-                } else {
-                    while let Some(&c) = chars.peek() {
-                        if c.is_whitespace() {
-                            break;
-                        }
-                        value.push(c);
-                        chars.next();
-                    }
-                }
-            }
-            words.push((name, value));
-        }
-        if words.is_empty() {
-            return Ok(None);
-        }
-        let (command, v) = words.remove(0);
-        if command == "pos" && !v.is_empty() {
-            // `pos=...` without the command word: read it as `pos pos=...`.
-            words.insert(0, ("pos".into(), v));
-        }
-        Ok(Some(Message { command, args: words }))
-    }
-
-    /// The value of the last argument called `name`.
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.args.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
 }
 
 /// What the reader thread passes on.
@@ -213,12 +127,9 @@ fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
-fn parse_int(name: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
-    let n: u64 = v.trim().parse().map_err(|_| format!("{name} must be an integer, not {v:?}"))?;
-    if n < min || n > max {
-        return Err(format!("{name} must be between {min} and {max}, not {n}"));
-    }
-    Ok(n)
+/// A protocol integer, checked as every other quantity is.
+fn parse_int(name: &'static str, v: &str, min: u64, max: u64) -> Result<u64, String> {
+    options::integer(name, v, min, max).map_err(|e| e.to_string())
 }
 
 fn parse_seconds(name: &str, v: &str) -> Result<f64, String> {
@@ -228,10 +139,64 @@ fn parse_seconds(name: &str, v: &str) -> Result<f64, String> {
     }
 }
 
-struct Search {
-    handle: JoinHandle<Engine>,
-    control: Arc<SearchControl>,
-    pondering: bool,
+/// The `level` fields received since the last `go`, `pos` or `new-game`,
+/// read once as they arrive.
+#[derive(Clone, Debug)]
+struct Level {
+    limits: Limits,
+    clock: Clock,
+    /// A `time` field arrived: only that makes a clock (`inc` or `moves`
+    /// alone do not).
+    timed: bool,
+}
+
+impl Default for Level {
+    fn default() -> Self {
+        Level { limits: Limits::default(), clock: NO_CLOCK, timed: false }
+    }
+}
+
+impl Level {
+    /// Applies one `level` field.
+    fn apply(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let l = &mut self.limits;
+        match name {
+            "depth" => l.depth = Some(options::depth(value).map_err(|e| e.to_string())?),
+            "nodes" => l.nodes = Some(parse_int("nodes", value, 1, u64::MAX)?),
+            "move-time" => {
+                let s = parse_seconds(name, value)?;
+                l.move_time = Some(Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+            }
+            "time" => {
+                self.clock.time = parse_seconds(name, value)?;
+                self.timed = true;
+            }
+            "inc" => self.clock.inc = parse_seconds(name, value)?.max(0.0),
+            "moves" => {
+                let n = parse_int("moves", value, 0, 10_000)? as u32;
+                self.clock.moves_to_go = (n > 0).then_some(n);
+            }
+            "infinite" => l.infinite = true,
+            // Unknown fields (lidraughts' handicap, ply) are ignored.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The limits of a `go` in `mode`.
+    fn limits(&self, mode: &str) -> Result<Limits, String> {
+        let mut l = self.limits.clone();
+        if self.timed {
+            l.clock = Some(self.clock);
+        }
+        match mode {
+            "think" => {}
+            "ponder" => l.ponder = true,
+            "analyze" | "analyse" => l.analysis = true,
+            other => return Err(format!("go needs think, ponder or analyze, not {other:?}")),
+        }
+        Ok(l)
+    }
 }
 
 /// The protocol state.
@@ -240,8 +205,9 @@ struct Hub {
     params: Params,
     applied: Params,
     game: Game,
-    levels: Vec<(String, String)>,
-    search: Option<Search>,
+    level: Level,
+    /// The running search ponders and has had no ponder hit.
+    pondering: bool,
     /// The evaluation the parameters select.
     evaluation: Evaluation,
     /// The endgame tables the parameters select.
@@ -252,32 +218,6 @@ struct Hub {
     bb_size_set: bool,
 }
 
-fn pv_text(pv: &[Move]) -> String {
-    pv.iter().map(Move::to_string).collect::<Vec<_>>().join(" ")
-}
-
-fn info_line(info: &Info) -> String {
-    format!(
-        "info depth={} mean-depth={:.1} score={} nodes={} time={:.3} nps={:.1} pv=\"{}\"",
-        info.depth,
-        info.mean_depth,
-        score::format(info.score),
-        info.nodes,
-        info.time.as_secs_f64(),
-        info.nps() / 1e6,
-        pv_text(&info.pv)
-    )
-}
-
-fn done_line(r: &SearchResult) -> String {
-    match (r.best, r.ponder) {
-        (Some(m), Some(p)) => format!("done move={m} ponder={p}"),
-        (Some(m), None) => format!("done move={m}"),
-        // No legal move: there is nothing to play (Scan answers the same way).
-        (None, _) => "done".to_string(),
-    }
-}
-
 impl Hub {
     fn new() -> Hub {
         let params = Params::default();
@@ -286,8 +226,8 @@ impl Hub {
             applied: params.clone(),
             params,
             game: Game::default(),
-            levels: Vec::new(),
-            search: None,
+            level: Level::default(),
+            pondering: false,
             evaluation: Evaluation::default(),
             egdb: None,
             tables_stale: false,
@@ -344,10 +284,10 @@ impl Hub {
         let name = msg.get("name").ok_or("set-param needs name=")?;
         let value = msg.get("value").unwrap_or("");
         match name {
-            "threads" => self.params.threads = parse_int(name, value, 1, MAX_THREADS as u64)? as usize,
-            "hash" => self.params.hash_mb = parse_int(name, value, 1, MAX_HASH_MB as u64)? as usize,
+            "threads" => self.params.threads = options::threads(value).map_err(|e| e.to_string())?,
+            "hash" => self.params.hash_mb = options::hash_mb(value).map_err(|e| e.to_string())?,
             "tt-size" => {
-                let n = parse_int(name, value, 16, 32)?;
+                let n = parse_int("tt-size", value, 16, 32)?;
                 self.params.hash_mb = (1usize << (n - 16)).min(MAX_HASH_MB);
             }
             "ponder" => {
@@ -387,8 +327,7 @@ impl Hub {
                         ));
                     }
                 } else {
-                    self.params.bb_size =
-                        parse_int(name, value, 0, crate::engine::egdb::MAX_PIECES as u64)? as usize;
+                    self.params.bb_size = parse_int("bb-size", value, 0, egdb::MAX_PIECES as u64)? as usize;
                     self.bb_size_set = true;
                 }
                 // Loaded at `init` or the next search, once every parameter
@@ -401,40 +340,33 @@ impl Hub {
         Ok(())
     }
 
-    /// Loads the tables `bb-path` and `bb-size` name. A damaged file leaves
-    /// the engine without tables; missing tables limit the piece count.
-    /// Either way the engine plays on, and one message says what it uses:
-    /// when it uses fewer pieces than `bb-size` asked for, or (with the
-    /// default `bb-size`) than the largest tables in the directory.
+    /// Loads the tables `bb-path` and `bb-size` name, by the engine's one
+    /// loading policy ([`egdb::open`]): the default `bb-size` takes every
+    /// complete piece count up to it, a `bb-size` the client set is what it
+    /// asked for. A damaged file leaves the engine without tables; missing
+    /// tables limit the piece count. Either way the engine plays on, and one
+    /// message says what it uses.
     fn load_tables(&mut self) -> Result<(), String> {
         self.egdb = None;
         if self.params.bb_path.is_empty() || self.params.bb_size < 2 {
             return Ok(());
         }
         let dir = std::path::Path::new(&self.params.bb_path);
-        let (tables, missing) = Tables::load(dir, self.params.bb_size)
-            .map_err(|e| format!("{e}; playing without endgame tables"))?;
-        let used = tables.max_pieces();
-        let present = Signature::all(self.params.bb_size)
-            .into_iter()
-            .filter(|s| !missing.contains(s))
-            .map(|s| s.pieces())
-            .max()
-            .unwrap_or(0);
-        let wanted = if self.bb_size_set { self.params.bb_size } else { present };
-        log::info!("endgame tables: {} tables, up to {used} pieces, from {}", tables.len(), dir.display());
-        self.egdb = (used >= 2).then(|| Arc::new(tables));
-        if used >= wanted {
-            Ok(())
-        } else if used >= 2 {
-            Err(format!(
-                "{} of the endgame tables up to {wanted} pieces are missing in {}: using up to {used} pieces",
-                Signature::all(wanted).iter().filter(|s| missing.contains(s)).count(),
-                dir.display()
-            ))
+        let pieces = if self.bb_size_set {
+            Pieces::Exactly(self.params.bb_size)
         } else {
-            Err(format!("no complete set of endgame tables in {}: playing without them", dir.display()))
-        }
+            Pieces::UpTo(self.params.bb_size)
+        };
+        let opened = egdb::open(dir, pieces).map_err(|e| format!("{e}; playing without endgame tables"))?;
+        let tables = opened.tables;
+        log::info!(
+            "endgame tables: {} tables, up to {} pieces, from {}",
+            tables.len(),
+            tables.max_pieces(),
+            dir.display()
+        );
+        self.egdb = Some(Arc::new(tables));
+        opened.note.map_or(Ok(()), Err)
     }
 
     fn pos(&mut self, msg: &Message) -> Result<(), String> {
@@ -448,107 +380,47 @@ impl Hub {
             }
         }
         self.game = game;
-        self.levels.clear();
+        self.level = Level::default();
         Ok(())
     }
 
-    /// Applies one `level` field to `l` and `clock`.
-    fn apply_level(l: &mut Limits, clock: &mut Clock, name: &str, value: &str) -> Result<(), String> {
-        match name {
-            "depth" => l.depth = Some(parse_int(name, value, 1, u64::from(MAX_DEPTH))? as u32),
-            "nodes" => l.nodes = Some(parse_int(name, value, 1, u64::MAX)?),
-            "move-time" => {
-                let s = parse_seconds(name, value)?;
-                l.move_time = Some(Duration::from_secs_f64(s.clamp(0.0, 1e9)));
-            }
-            "time" => clock.time = parse_seconds(name, value)?,
-            "inc" => clock.inc = parse_seconds(name, value)?.max(0.0),
-            "moves" => {
-                let n = parse_int(name, value, 0, 10_000)? as u32;
-                clock.moves_to_go = (n > 0).then_some(n);
-            }
-            "infinite" => l.infinite = true,
-            // Unknown fields (lidraughts' handicap, ply) are ignored.
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Checks the fields of a `level` line before they are kept.
+    /// Reads a `level` line; an error keeps the fields from before it.
     fn level(&mut self, msg: &Message) -> Result<(), String> {
-        let mut scratch = Limits::default();
-        let mut clock = NO_CLOCK;
+        let mut next = self.level.clone();
         for (name, value) in &msg.args {
-            Self::apply_level(&mut scratch, &mut clock, name, value)?;
+            next.apply(name, value)?;
         }
-        self.levels.extend(msg.args.iter().cloned());
+        self.level = next;
         Ok(())
-    }
-
-    fn limits(&self, mode: &str) -> Result<Limits, String> {
-        let mut l = Limits::default();
-        let mut clock = NO_CLOCK;
-        for (name, value) in &self.levels {
-            Self::apply_level(&mut l, &mut clock, name, value)?;
-        }
-        // Only a `time` field makes a clock; `inc` or `moves` alone do not.
-        if self.levels.iter().any(|(n, _)| n == "time") {
-            l.clock = Some(clock);
-        }
-        match mode {
-            "think" => {}
-            "ponder" => l.ponder = true,
-            "analyze" | "analyse" => l.analysis = true,
-            other => return Err(format!("go needs think, ponder or analyze, not {other:?}")),
-        }
-        Ok(l)
     }
 
     fn go(&mut self, msg: &Message) -> Result<(), String> {
         let mode = msg.args.first().map(|(n, _)| n.as_str()).unwrap_or("think");
-        let limits = self.limits(mode)?;
-        self.levels.clear();
+        let limits = self.level.limits(mode)?;
+        self.level = Level::default();
         let game = self.game.clone();
-        self.engine();
-        let mut engine = self.engine.take().unwrap_or_default();
-        let control = Arc::new(SearchControl::default());
-        let search_control = Arc::clone(&control);
-        let pondering = limits.ponder;
-        let spawned = std::thread::Builder::new()
-            .name("dammer-search".into())
-            .stack_size(64 << 20)
-            .spawn(move || {
-                let mut on_info = |info: &Info| emit(&info_line(info));
-                let result = engine.search(&game, &limits, &search_control, &mut on_info);
-                emit(&done_line(&result));
-                engine
-            })
-            .map_err(|e| format!("cannot start the search thread: {e}"))?;
-        self.search = Some(Search { handle: spawned, control, pondering });
-        Ok(())
+        self.pondering = limits.ponder;
+        self.engine()
+            .start(
+                &game,
+                &limits,
+                Box::new(|info| emit(&info_line(info))),
+                Box::new(|result| emit(&done_line(result))),
+            )
+            .map_err(|e| format!("cannot start the search thread: {e}"))
     }
 
     /// Stops a running search and waits for its `done`.
     fn finish_search(&mut self) {
-        if let Some(s) = self.search.take() {
-            s.control.stop();
-            match s.handle.join() {
-                Ok(engine) => self.engine = Some(engine),
-                Err(_) => error("the search thread failed; starting a fresh engine"),
-            }
-        }
-    }
-
-    /// Collects a search that ended by itself.
-    fn reap(&mut self) {
-        if self.search.as_ref().is_some_and(|s| s.handle.is_finished()) {
-            self.finish_search();
+        self.pondering = false;
+        if let Some(engine) = &mut self.engine {
+            engine.stop();
+            engine.wait();
         }
     }
 
     /// Handles one message; returns false when the engine must exit.
     fn handle(&mut self, msg: &Message) -> bool {
-        self.reap();
         match msg.command.as_str() {
             "ping" => {
                 emit("pong");
@@ -559,10 +431,10 @@ impl Hub {
                 return true;
             }
             "ponder-hit" => {
-                if let Some(s) = &mut self.search {
-                    if s.pondering {
-                        s.control.ponder_hit();
-                        s.pondering = false;
+                if self.pondering {
+                    self.pondering = false;
+                    if let Some(engine) = &self.engine {
+                        engine.ponder_hit();
                     }
                 }
                 return true;
@@ -589,7 +461,7 @@ impl Hub {
             "new-game" => {
                 self.engine().clear();
                 self.game = Game::default();
-                self.levels.clear();
+                self.level = Level::default();
                 Ok(())
             }
             "pos" => self.pos(msg),
@@ -611,14 +483,7 @@ pub fn run() {
     spawn_reader(tx);
     let mut hub = Hub::new();
     loop {
-        let input = match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(i) => i,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                hub.reap();
-                continue;
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => Input::Eof,
-        };
+        let input = rx.recv().unwrap_or(Input::Eof);
         match input {
             Input::Eof => {
                 hub.finish_search();
@@ -644,25 +509,6 @@ pub fn run() {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parse(s: &str) -> Message {
-        Message::parse(s).unwrap().unwrap()
-    }
-
-    #[test]
-    fn parses_names_values_and_quotes() {
-        let m = parse("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23\"");
-        assert_eq!(m.command, "pos");
-        assert_eq!(m.get("moves"), Some("32-28 19-23"));
-        let m = parse("level time=60 inc=0.5");
-        assert_eq!(m.get("time"), Some("60"));
-        let m = parse("go think");
-        assert_eq!(m.args, vec![("think".to_string(), String::new())]);
-        assert_eq!(Message::parse("   ").unwrap(), None);
-        assert!(Message::parse("pos moves=\"32-28").is_err());
-        let m = parse("set-param name=threads value=\"\"");
-        assert_eq!(m.get("value"), Some(""));
-    }
 
     #[test]
     fn tt_size_matches_hash() {

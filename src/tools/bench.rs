@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::engine::options;
 use crate::engine::time::Limits;
 use crate::engine::Engine;
 use crate::rules::game::Game;
@@ -59,4 +60,31 @@ pub fn run(depth: u32, threads: usize, hash_mb: usize, mut line: impl FnMut(&str
         ));
     }
     BenchReport { nodes, time: start.elapsed() }
+}
+
+/// The arguments of `dammer bench`.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct BenchArgs {
+    /// Depth of each search.
+    #[arg(long, default_value_t = DEFAULT_DEPTH, value_parser = options::depth)]
+    pub depth: u32,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_parser = options::threads)]
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 16, value_parser = options::hash_mb)]
+    pub hash: usize,
+}
+
+/// Runs `dammer bench`, printing a line per position and the totals.
+pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
+    let BenchArgs { depth, threads, hash } = *args;
+    let report =
+        crate::tools::bench::run(depth, threads.clamp(1, crate::engine::MAX_THREADS), hash.max(1), |line| {
+            println!("{line}");
+        });
+    let secs = report.time.as_secs_f64();
+    let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };
+    println!("{} nodes {} nps", report.nodes, nps);
+    Ok(())
 }

@@ -25,7 +25,7 @@ use crate::engine::Engine;
 use crate::rules::game::{Game, GameResult};
 use crate::rules::movegen::legal_moves;
 use crate::rules::position::{Color, Position};
-use crate::tools::openings::Opening;
+use crate::tools::openings::{parse_openings, Opening, DEFAULT_OPENINGS};
 
 /// Bytes of one record.
 pub const RECORD_SIZE: usize = 32;
@@ -307,4 +307,51 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         if summary.interrupted { " (interrupted: rerun to finish)" } else { "" }
     ));
     Ok(summary)
+}
+
+/// The arguments of `dammer selfplay`.
+#[derive(clap::Args, Debug)]
+pub struct SelfplayArgs {
+    /// The data file.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Games the file should hold at the end.
+    #[arg(long)]
+    pub games: u32,
+    /// Nodes searched per move.
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: u64,
+    /// Games played at once (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Up to this many random plies after the opening ballot.
+    #[arg(long, default_value_t = 6)]
+    pub random_plies: usize,
+    /// Seed of the openings and random plies.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Draw a game after this many plies.
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: usize,
+    /// The evaluation.
+    #[command(flatten)]
+    pub eval: crate::cli::EvalArgs,
+}
+
+/// Runs `dammer selfplay`.
+pub fn run_cli(args: SelfplayArgs) -> Result<(), String> {
+    let SelfplayArgs { out, games, nodes, threads, random_plies, seed, max_plies, eval } = args;
+    let cfg = Config {
+        out,
+        games,
+        nodes: nodes.max(1),
+        threads: threads.unwrap_or_else(crate::cli::default_threads).max(1),
+        random_plies,
+        seed,
+        eval: eval.evaluation()?,
+        max_plies: max_plies.max(1),
+        openings: parse_openings(DEFAULT_OPENINGS, false)?,
+    };
+    crate::tools::interrupt::catch();
+    run(&cfg, &mut |line| println!("{line}")).map(|_| ())
 }

@@ -289,3 +289,59 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, Stri
         std::fs::write(&out, w.to_bytes()).map_err(|e| format!("cannot write {}: {e}", out.display()))
     })
 }
+
+/// The arguments of `dammer tune`.
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// Self-play data files.
+    #[arg(required = true)]
+    pub data: Vec<std::path::PathBuf>,
+    /// The weights file to write.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 20)]
+    pub epochs: usize,
+    /// Positions per step.
+    #[arg(long, default_value_t = 8192)]
+    pub batch: usize,
+    /// Adam step size (hundredths of a man).
+    #[arg(long, default_value_t = 1.0)]
+    pub lr: f64,
+    /// L2 regularisation of the pattern weights (per position-averaged
+    /// gradient: rare patterns are shrunk, common ones hardly).
+    #[arg(long, default_value_t = 1e-9)]
+    l2: f64,
+    /// Share of the search score in the target (0: game result only;
+    /// 0.7 played far better than 0 in matches).
+    #[arg(long, default_value_t = 0.7)]
+    pub lambda: f64,
+    /// Scale of the sigmoid, hundredths of a man (125 fits the
+    /// hand-written evaluation's search scores to the results of the
+    /// first self-play data, so the weights come out in similar units).
+    #[arg(long, default_value_t = 125.0)]
+    pub k: f64,
+    /// Start from these weights (default: material only).
+    #[arg(long)]
+    pub init: Option<std::path::PathBuf>,
+    /// Threads for the gradient (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// Runs `dammer tune`.
+pub fn run_cli(args: TuneArgs) -> Result<(), String> {
+    let TuneArgs { data, out, epochs, batch, lr, l2, lambda, k, init, threads } = args;
+    let cfg = Config { data, out, epochs, batch, lr, l2, lambda, k, init, seed: 1 };
+    if !(cfg.k.is_finite() && cfg.k > 0.0 && cfg.lr.is_finite() && cfg.lr > 0.0) {
+        return Err("--k and --lr must be positive".into());
+    }
+    if !((0.0..=1.0).contains(&cfg.lambda) && cfg.l2.is_finite() && cfg.l2 >= 0.0) {
+        return Err("--lambda must be between 0 and 1 and --l2 non-negative".into());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or_else(crate::cli::default_threads).max(1))
+        .build()
+        .map_err(|e| format!("cannot start threads: {e}"))?;
+    pool.install(|| run(&cfg, &mut |line| println!("{line}"))).map(|_| ())
+}

@@ -3,13 +3,11 @@
 //! stop behaviour, the draw rules inside the search, determinism, and the
 //! transposition table under concurrent use.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::{loses_within, random_game, shortest_win, shuffle_kings, Rng};
 use dammer::engine::eval::evaluate;
 use dammer::engine::score::WIN;
-use dammer::engine::search::SearchControl;
 use dammer::engine::time::{Clock, Limits};
 use dammer::engine::Engine;
 use dammer::rules::game::Game;
@@ -179,28 +177,34 @@ fn no_time_on_the_clock_answers_at_once() {
 #[test]
 fn stop_from_another_thread() {
     let mut engine = Engine::new(2, 16);
-    let control = Arc::new(SearchControl::default());
     let game = Game::default();
     let limits = Limits { infinite: true, analysis: true, ..Limits::default() };
-    let remote = Arc::clone(&control);
-    let stopper = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(200));
-        let at = Instant::now();
-        remote.stop();
-        at
-    });
-    let r = engine.search(&game, &limits, &control, &mut |_| {});
-    let returned = Instant::now();
-    let stopped_at = stopper.join().unwrap();
-    assert!(returned.duration_since(stopped_at) < Duration::from_millis(200));
+    let (tx, rx) = std::sync::mpsc::channel();
+    engine.start(&game, &limits, Box::new(|_| {}), Box::new(move |r| tx.send(r.clone()).unwrap())).unwrap();
+    // The search runs on the engine's own thread: this one is free.
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(engine.is_searching());
+    let stopped_at = Instant::now();
+    engine.stop();
+    let r = engine.wait().expect("a result");
+    assert!(stopped_at.elapsed() < Duration::from_millis(200));
     assert!(legal_moves(game.position()).iter().any(|m| Some(*m) == r.best));
-    // A stop that arrives before the search starts is not lost either.
-    let early = SearchControl::default();
-    early.stop();
+    assert_eq!(rx.recv().unwrap(), r, "the done callback sees the same result");
+    assert!(!engine.is_searching() && engine.wait().is_none());
+    // A stop right after the start is not lost either.
     let start = Instant::now();
-    let r = engine.search(&game, &limits, &early, &mut |_| {});
+    engine.start(&game, &limits, Box::new(|_| {}), Box::new(|_| {})).unwrap();
+    engine.stop();
+    let r = engine.wait().expect("a result");
     assert!(r.best.is_some() && start.elapsed() < Duration::from_millis(500));
-    // A fresh control searches normally.
+    // A ponder hit releases a pondering search that has reached its depth.
+    let ponder = Limits { ponder: true, depth: Some(3), ..Limits::default() };
+    engine.start(&game, &ponder, Box::new(|_| {}), Box::new(|_| {})).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(engine.is_searching(), "pondering waits for the hit");
+    engine.ponder_hit();
+    assert_eq!(engine.wait().expect("a result").depth, 3);
+    // A plain search afterwards searches normally.
     let r = engine.search_quietly(&game, &depth(3));
     assert_eq!(r.depth, 3);
 }
@@ -238,36 +242,6 @@ fn several_threads_share_the_table() {
             p = p.make(m);
         }
     }
-}
-
-#[test]
-fn table_entries_are_never_torn() {
-    use dammer::engine::tt::{Bound, Entry, TranspositionTable};
-    let tt = Arc::new(TranspositionTable::new(1));
-    let entry_for = |k: u64| Entry {
-        score: (k % 2000) as i32 - 1000,
-        depth: (k % 50) as i32,
-        bound: Bound::Exact,
-        mv: Some(((k % 54) as u8, (k / 7 % 54) as u8)),
-    };
-    std::thread::scope(|s| {
-        for t in 0..4u64 {
-            let tt = &tt;
-            s.spawn(move || {
-                let mut rng = Rng::new(t + 10);
-                for _ in 0..200_000 {
-                    // Few keys, so writers collide on the same slots.
-                    let k = (rng.next_u64() % 5_000) | (1 << 40);
-                    let key = k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                    if rng.below(2) == 0 {
-                        tt.store(key, entry_for(k));
-                    } else if let Some(e) = tt.probe(key) {
-                        assert_eq!(e, entry_for(k));
-                    }
-                }
-            });
-        }
-    });
 }
 
 #[test]

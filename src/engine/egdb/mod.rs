@@ -376,6 +376,8 @@ pub enum EgdbError {
     Missing(Signature),
     /// Generation was stopped (Ctrl-C) before it finished.
     Interrupted,
+    /// A directory without even the complete set of 2-piece tables.
+    NoCompleteSet(String),
 }
 
 impl fmt::Display for EgdbError {
@@ -388,6 +390,9 @@ impl fmt::Display for EgdbError {
                 write!(f, "the table {s} is missing (generate the smaller tables first)")
             }
             EgdbError::Interrupted => write!(f, "interrupted; run the same command again to resume"),
+            EgdbError::NoCompleteSet(dir) => {
+                write!(f, "{dir}: no complete set of endgame tables (not even 2 pieces)")
+            }
         }
     }
 }
@@ -718,6 +723,69 @@ pub fn complete_pieces(dir: &Path) -> usize {
         })
         .last()
         .unwrap_or(0)
+}
+
+/// How many pieces a user asks the tables for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pieces {
+    /// Every complete piece count there is, up to this many (the default
+    /// of every front end; it bounds the memory a GUI's default takes).
+    UpTo(usize),
+    /// Exactly this many: fewer complete piece counts get a note.
+    Exactly(usize),
+}
+
+/// Tables opened for the engine, and what the user should be told.
+#[derive(Debug)]
+pub struct Opened {
+    /// The tables; they answer for [`Tables::max_pieces`] pieces, at least 2.
+    pub tables: Tables,
+    /// Set when fewer pieces are used than asked for (or, with
+    /// [`Pieces::UpTo`], than the directory has files for).
+    pub note: Option<String>,
+}
+
+/// The one loading policy of the command line, the Hub front end and the
+/// tools: load the complete piece counts of `dir` that `pieces` allows. A
+/// damaged file, a missing directory or not even the 2-piece tables is an
+/// error; missing tables of a larger count only lower the count used, with
+/// a note.
+pub fn open(dir: &Path, pieces: Pieces) -> Result<Opened, EgdbError> {
+    let limit = match pieces {
+        Pieces::UpTo(n) | Pieces::Exactly(n) => n,
+    };
+    if limit > MAX_PIECES {
+        return Err(EgdbError::Pieces(limit));
+    }
+    if !dir.is_dir() {
+        return Err(EgdbError::Io(format!("{}: no such directory", dir.display())));
+    }
+    // By file names first: `UpTo` never reads the tables of an incomplete
+    // piece count (they can be large and would never be probed).
+    let present = |s: &Signature| dir.join(s.file_name()).is_file();
+    let load_to = match pieces {
+        Pieces::Exactly(n) => n,
+        Pieces::UpTo(n) => complete_pieces(dir).min(n),
+    };
+    let (tables, _) = Tables::load(dir, load_to)?;
+    let used = tables.max_pieces();
+    if used < 2 {
+        return Err(EgdbError::NoCompleteSet(dir.display().to_string()));
+    }
+    let wanted = match pieces {
+        Pieces::Exactly(n) => n,
+        Pieces::UpTo(n) => {
+            Signature::all(n).iter().filter(|s| present(s)).map(|s| s.pieces()).max().unwrap_or(0)
+        }
+    };
+    let note = (used < wanted).then(|| {
+        format!(
+            "{} of the endgame tables up to {wanted} pieces are missing in {}: using up to {used} pieces",
+            Signature::all(wanted).iter().filter(|s| !present(s)).count(),
+            dir.display()
+        )
+    });
+    Ok(Opened { tables, note })
 }
 
 #[cfg(test)]

@@ -6,13 +6,14 @@
 //! (the transposition table, the stop flag and the node count). The search
 //! never prints: the main thread hands progress to a callback.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::engine::control::SearchControl;
 use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::Evaluation;
 use crate::engine::score::{from_tt, lost_in, table_win, to_tt, Score, INFINITY, WIN, WIN_BAND};
-use crate::engine::time::Budget;
+use crate::engine::time::{TimeManager, Verdict};
 use crate::engine::tt::{Bound, Entry, TranspositionTable};
 use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
 use crate::rules::movegen::{
@@ -29,39 +30,9 @@ pub const MAX_DEPTH: u32 = 100;
 /// How often (in nodes) a thread publishes its node count and checks limits.
 const CHECK_EVERY: u64 = 1024;
 
-/// Requests that reach a running search from other threads.
-#[derive(Debug, Default)]
-pub struct SearchControl {
-    stop: AtomicBool,
-    ponder_hit: AtomicBool,
-}
-
-impl SearchControl {
-    /// Asks the running search to finish now; it still answers with a move.
-    pub fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-
-    /// Tells a pondering search that the expected move was played: its time
-    /// limits apply from now on.
-    pub fn ponder_hit(&self) {
-        self.ponder_hit.store(true, Ordering::SeqCst);
-    }
-
-    /// Whether a stop was requested.
-    pub fn is_stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// Whether a ponder hit arrived.
-    pub fn is_ponder_hit(&self) -> bool {
-        self.ponder_hit.load(Ordering::Relaxed)
-    }
-}
-
 /// State shared by all threads of one search.
 #[derive(Debug)]
-pub struct Shared<'a> {
+pub(crate) struct Shared<'a> {
     /// The transposition table.
     pub tt: &'a TranspositionTable,
     /// Stop and ponder-hit requests.
@@ -83,7 +54,7 @@ pub struct Shared<'a> {
 
 /// How the search uses table results below the root.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum EgdbMode {
+pub(crate) enum EgdbMode {
     /// Draws, wins and losses end the line with a table score.
     #[default]
     Full,
@@ -124,7 +95,7 @@ impl Info {
 
 /// What the main thread's iterative deepening found.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct RootResult {
+pub(crate) struct RootResult {
     /// Best move (none only when there is no legal move).
     pub best: Option<Move>,
     /// Score of the best move.
@@ -137,19 +108,8 @@ pub struct RootResult {
     pub mean_depth: f64,
 }
 
-/// Timing of the main thread.
-#[derive(Debug)]
-pub struct Timer {
-    /// When the search started.
-    pub start: Instant,
-    /// The budgets.
-    pub budget: Budget,
-    /// Pondering: no time limit until the ponder hit.
-    pub pondering: bool,
-}
-
 /// One search thread.
-pub struct Searcher<'a> {
+pub(crate) struct Searcher<'a> {
     shared: &'a Shared<'a>,
     id: usize,
     root: Position,
@@ -173,7 +133,7 @@ pub struct Searcher<'a> {
     root_depth: i32,
     /// Scratch list for capture sequences in table probes.
     probe_list: MoveList,
-    timer: Option<Timer>,
+    time: Option<TimeManager>,
     clock_start: Instant,
     last_report: Instant,
     report: Option<&'a mut dyn FnMut(&Info)>,
@@ -196,7 +156,13 @@ impl<'a> Searcher<'a> {
     /// A searcher for thread `id` (0 is the main thread) on the position
     /// reached by `history` (keys of the game's positions, the root's last)
     /// with the root's draw-rule counters.
-    pub fn new(shared: &'a Shared<'a>, id: usize, root: Position, history: &[u64], state: PlyState) -> Self {
+    pub(crate) fn new(
+        shared: &'a Shared<'a>,
+        id: usize,
+        root: Position,
+        history: &[u64],
+        state: PlyState,
+    ) -> Self {
         let mut keys = history.to_vec();
         if keys.last() != Some(&root.key()) {
             keys.push(root.key());
@@ -225,7 +191,7 @@ impl<'a> Searcher<'a> {
             root_moves: Vec::new(),
             root_depth: 0,
             probe_list: MoveList::new(),
-            timer: None,
+            time: None,
             clock_start: now,
             last_report: now,
             report: None,
@@ -233,11 +199,12 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Makes this the main thread: it keeps time and reports progress.
-    pub fn set_main(&mut self, timer: Timer, report: &'a mut dyn FnMut(&Info)) {
-        self.clock_start = timer.start;
-        self.last_report = timer.start;
-        self.timer = Some(timer);
+    /// Makes this the main thread of a search that started at `start`: it
+    /// keeps time and reports progress.
+    pub(crate) fn set_main(&mut self, start: Instant, time: TimeManager, report: &'a mut dyn FnMut(&Info)) {
+        self.clock_start = start;
+        self.last_report = start;
+        self.time = Some(time);
         self.report = Some(report);
     }
 
@@ -260,19 +227,15 @@ impl<'a> Searcher<'a> {
                 return;
             }
         }
-        let Some(timer) = &mut self.timer else { return };
-        if timer.pondering {
-            if !self.shared.control.ponder_hit.load(Ordering::Relaxed) {
+        let Some(time) = &mut self.time else { return };
+        match time.check(self.shared.control) {
+            Verdict::Pondering => return,
+            Verdict::Stop => {
+                self.shared.control.stop();
+                self.stopped = true;
                 return;
             }
-            timer.pondering = false;
-            timer.start = Instant::now();
-        }
-        let elapsed = timer.start.elapsed();
-        if timer.budget.hard.is_some_and(|h| elapsed >= h) {
-            self.shared.control.stop();
-            self.stopped = true;
-            return;
+            Verdict::GoOn => {}
         }
         if self.last_report.elapsed() >= Duration::from_secs(1) && self.best_so_far.best.is_some() {
             self.last_report = Instant::now();
@@ -305,7 +268,7 @@ impl<'a> Searcher<'a> {
 
     /// Iterative deepening up to `max_depth`; returns the last completed
     /// iteration's result. Helpers (`id > 0`) stagger their depths.
-    pub fn iterate(&mut self, max_depth: u32) -> RootResult {
+    pub(crate) fn iterate(&mut self, max_depth: u32) -> RootResult {
         let mut list = MoveList::new();
         generate(&self.root, &mut list);
         self.root_moves = list.iter().copied().collect();
@@ -373,27 +336,17 @@ impl<'a> Searcher<'a> {
         self.best_so_far.clone()
     }
 
+    /// Infinite analysis and pondering answer only when told to: the main
+    /// thread, done searching, waits for that before it returns.
+    pub(crate) fn hold(&self) {
+        if let Some(time) = &self.time {
+            time.hold(self.shared.control);
+        }
+    }
+
     /// Whether the main thread should not start another iteration.
     fn soft_time_up(&self, stable_iterations: u32) -> bool {
-        let Some(timer) = &self.timer else { return false };
-        if timer.pondering && !self.shared.control.ponder_hit.load(Ordering::Relaxed) {
-            return false;
-        }
-        let Some(soft) = timer.budget.soft else { return false };
-        // A best move that keeps changing earns more time, a settled one less.
-        let factor = match stable_iterations {
-            0 => 1.6,
-            1 => 1.2,
-            2 => 1.0,
-            3 => 0.8,
-            _ => 0.6,
-        };
-        let elapsed = timer.start.elapsed().as_secs_f64();
-        let soft = soft.as_secs_f64() * factor;
-        let hard = timer.budget.hard.map_or(f64::INFINITY, |h| h.as_secs_f64());
-        // The next iteration takes a few times as long as this one: don't start
-        // one that cannot finish before the hard limit.
-        elapsed >= soft || elapsed * 2.5 >= hard.max(soft)
+        self.time.as_ref().is_some_and(|t| t.iteration_done(self.shared.control, stable_iterations))
     }
 
     fn aspiration(&mut self, depth: i32, prev: Score) -> Score {

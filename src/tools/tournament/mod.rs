@@ -7,6 +7,7 @@
 //! tallies and decides when to stop (all games played, SPRT decided, or
 //! Ctrl-C). Progress goes out through a callback: the runner never prints.
 
+pub mod cli;
 pub mod client;
 pub mod stats;
 

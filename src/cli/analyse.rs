@@ -1,0 +1,96 @@
+//! `dammer analyse`: search one position and print each iteration, then
+//! the best move.
+
+use crate::engine::options;
+use crate::engine::{Engine, Info, Limits};
+use crate::rules::game::Game;
+use crate::rules::notation::to_pdn;
+use crate::rules::position::START_FEN;
+
+/// The arguments of `dammer analyse`.
+#[derive(clap::Args, Debug)]
+pub struct AnalyseArgs {
+    /// Position as FEN or Hub string (default: the initial position).
+    pub fen: Option<String>,
+    /// Moves to play from the position first (Hub or PDN, space-separated).
+    #[arg(long, default_value = "")]
+    pub moves: String,
+    /// Stop after this depth.
+    #[arg(long, value_parser = options::depth)]
+    pub depth: Option<u32>,
+    /// Seconds to think (default 5 when no other limit is given).
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Stop after this many nodes.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_parser = options::threads)]
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = options::DEFAULT_HASH_MB, value_parser = options::hash_mb)]
+    pub hash: usize,
+    /// The evaluation.
+    #[command(flatten)]
+    pub eval: super::EvalArgs,
+    /// The endgame tables.
+    #[command(flatten)]
+    pub egdb: super::EgdbArgs,
+}
+
+/// Runs `dammer analyse`.
+pub fn run(args: &AnalyseArgs) -> Result<(), String> {
+    let AnalyseArgs { fen, moves, depth, time, nodes, threads, hash, eval, egdb } = args;
+    let (depth, nodes, threads, hash) = (*depth, *nodes, *threads, *hash);
+    let evaluation = eval.evaluation()?;
+    let tables = egdb.tables()?.map(std::sync::Arc::new);
+    let fen = fen.clone().unwrap_or_else(|| START_FEN.to_string());
+    let mut game = Game::from_text(&fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
+    for text in moves.split_whitespace() {
+        game.play_text(text).map_err(|e| e.to_string())?;
+    }
+    let move_time = match *time {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            return Err(format!("--time must be a positive number of seconds, not {t}"))
+        }
+        Some(t) => Some(std::time::Duration::from_secs_f64(t)),
+        None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),
+        None => None,
+    };
+    let limits = Limits { depth, nodes, move_time, analysis: true, ..Limits::default() };
+    let mut engine = Engine::new(threads, hash);
+    engine.set_evaluation(evaluation);
+    engine.set_egdb(tables);
+    let start = *game.position();
+    println!("{}", start);
+    println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
+    let mut on_info = |info: &Info| {
+        println!(
+            "{:>5} {:>6.1} {:>14} {:>12} {:>9.0} {:>8.3}  {}",
+            info.depth,
+            info.mean_depth,
+            crate::engine::score::describe(info.score),
+            info.nodes,
+            info.nps() / 1e3,
+            info.time.as_secs_f64(),
+            crate::rules::notation::line_to_pdn(&start, &info.pv)
+        );
+    };
+    let result = engine.search(&game, &limits, &mut on_info);
+    match result.best {
+        Some(m) => {
+            let secs = result.time.as_secs_f64();
+            println!(
+                "best move {} (hub {m}), score {}, depth {}, {} nodes in {:.3}s ({:.0} knps)",
+                to_pdn(&start, &m),
+                crate::engine::score::describe(result.score),
+                result.depth,
+                result.nodes,
+                secs,
+                if secs > 0.0 { result.nodes as f64 / secs / 1e3 } else { 0.0 }
+            );
+        }
+        None => println!("no legal move: {}", game.result()),
+    }
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! `dammer show`, `dammer legal` and `dammer perft`: the rules on the
+//! command line.
+
+use std::io::{self, BufRead, Write};
+use std::time::Instant;
+
+use super::parse_position;
+use crate::engine::options;
+use crate::rules::game::{Game, GameResult};
+use crate::rules::movegen::legal_moves;
+use crate::rules::notation::to_pdn;
+use crate::rules::position::START_FEN;
+
+/// The arguments of `dammer perft`.
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    /// Plies to look ahead.
+    pub depth: u32,
+    /// Start position as FEN or Hub string (default: the initial position).
+    #[arg(long, default_value = START_FEN)]
+    pub fen: String,
+    /// First print every root move (Hub notation) with its count.
+    #[arg(long)]
+    pub divide: bool,
+    /// Threads to share the root moves over.
+    #[arg(long, default_value_t = 1, value_parser = options::threads)]
+    pub threads: usize,
+}
+
+/// The arguments of `dammer show`.
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// Start position as FEN or Hub string.
+    #[arg(long, default_value = START_FEN)]
+    pub fen: String,
+    /// Moves to play first, separated by spaces (Hub or PDN notation).
+    #[arg(long, default_value = "")]
+    pub moves: String,
+}
+
+/// The arguments of `dammer legal`.
+#[derive(clap::Args, Debug)]
+pub struct LegalArgs {
+    /// Positions as FEN or Hub strings, each optionally `;m1 m2 ...`;
+    /// `-` reads them from standard input, one a line.
+    #[arg(required = true)]
+    pub positions: Vec<String>,
+    /// Start each line with the game result (`*`, `2-0`, `0-2`, or `1-1`
+    /// and the draw rule), then `:`.
+    #[arg(long)]
+    pub result: bool,
+}
+
+/// Runs `dammer perft`.
+pub fn perft(args: &PerftArgs) -> Result<(), String> {
+    let PerftArgs { depth, fen, divide, threads } = args;
+    let (depth, divide, threads) = (*depth, *divide, *threads);
+    let pos = parse_position(fen)?;
+    let start = Instant::now();
+    let nodes = if divide {
+        let lines = crate::rules::perft::divide(&pos, depth, threads);
+        let mut out = io::stdout().lock();
+        for (m, n) in &lines {
+            let _ = writeln!(out, "{m} {n}");
+        }
+        if depth == 0 {
+            1
+        } else {
+            lines.iter().map(|(_, n)| n).sum()
+        }
+    } else {
+        crate::rules::perft::perft_threads(&pos, depth, threads)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let mnps = if secs > 0.0 { nodes as f64 / secs / 1e6 } else { 0.0 };
+    println!("perft({depth}) = {nodes} in {secs:.3}s ({mnps:.1} Mnps)");
+    Ok(())
+}
+
+/// Runs `dammer show`.
+pub fn show(args: &ShowArgs) -> Result<(), String> {
+    let (fen, moves) = (&args.fen, &args.moves);
+    let mut game = Game::from_text(fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
+    for text in moves.split_whitespace() {
+        game.play_text(text).map_err(|e| e.to_string())?;
+    }
+    let pos = game.position();
+    println!("{pos}");
+    println!("hub {}", pos.to_hub());
+    let legal = legal_moves(pos);
+    let hub: Vec<String> = legal.iter().map(|m| m.to_string()).collect();
+    let pdn: Vec<String> = legal.iter().map(|m| to_pdn(pos, m)).collect();
+    println!("moves {}", hub.join(" "));
+    println!("pdn {}", pdn.join(" "));
+    println!("result {}", game.result());
+    println!("eval {} (side to move)", crate::engine::score::format(crate::engine::eval::evaluate(pos)));
+    Ok(())
+}
+
+fn legal_line(text: &str, with_result: bool) -> String {
+    let (position, moves) = text.split_once(';').unwrap_or((text, ""));
+    let mut game = match Game::from_text(position) {
+        Ok(g) => g,
+        Err(e) => return format!("error {e}"),
+    };
+    for m in moves.split_whitespace() {
+        if let Err(e) = game.play_text(m) {
+            return format!("error {e}");
+        }
+    }
+    let moves: Vec<String> = legal_moves(game.position()).iter().map(|m| m.to_string()).collect();
+    if with_result {
+        let result = game.result();
+        let tag = match result {
+            GameResult::Draw(reason) => format!("1-1 {reason:?}"),
+            other => other.pdn().to_string(),
+        };
+        format!("{tag}: {}", moves.join(" "))
+    } else {
+        moves.join(" ")
+    }
+}
+
+/// Runs `dammer legal`.
+pub fn legal(args: &LegalArgs) -> Result<(), String> {
+    let (positions, with_result) = (&args.positions, args.result);
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for p in positions {
+        if p == "-" {
+            for line in io::stdin().lock().lines() {
+                let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                writeln!(out, "{}", legal_line(&line, with_result)).map_err(|e| e.to_string())?;
+            }
+        } else {
+            writeln!(out, "{}", legal_line(p, with_result)).map_err(|e| e.to_string())?;
+        }
+    }
+    out.flush().map_err(|e| e.to_string())
+}

@@ -1,0 +1,151 @@
+//! `dammer match` on the command line: its arguments and their one
+//! validation into a [`Config`].
+
+use super::client::EngineSpec;
+use super::stats::Sprt;
+use super::{check_engines, report, Config, DrawAdjudication, ResignAdjudication, TimeControl};
+use crate::tools::openings::{load_openings, parse_openings, DEFAULT_OPENINGS};
+
+/// The `match` arguments as given.
+#[derive(clap::Args, Debug)]
+pub struct MatchArgs {
+    /// An engine: `name=NAME cmd="PROGRAM hub" [dir=DIR] [option.PARAM=VALUE ...]`;
+    /// give it once per engine (at least two).
+    #[arg(long = "engine", num_args = 1.., required = true, value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
+    pub engines: Vec<String>,
+    /// The first engine plays each of the others (default: every pair plays).
+    #[arg(long)]
+    pub gauntlet: bool,
+    /// Fixed seconds per move.
+    #[arg(long, conflicts_with = "tc")]
+    pub movetime: Option<f64>,
+    /// Game clock `[moves/]seconds[+increment]`, e.g. `10+0.1` or `40/60`.
+    #[arg(long)]
+    pub tc: Option<String>,
+    /// Milliseconds an engine may exceed its time before it loses on time.
+    #[arg(long, default_value_t = 100)]
+    pub margin: u64,
+    /// Openings: one FEN/Hub position a line, or a PDN file (default:
+    /// the 79 two-move ballots shipped in bench/openings-2move.fen).
+    #[arg(long)]
+    pub openings: Option<std::path::PathBuf>,
+    /// Games per pairing (default: every opening with both colours).
+    #[arg(long)]
+    pub games: Option<usize>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Append every game to this PDN file.
+    #[arg(long)]
+    pub pdn: Option<std::path::PathBuf>,
+    /// Adjudicate a draw after this many plies (0: never).
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: usize,
+    /// Draw when, from ply PLY on, both engines report |score| <= SCORE
+    /// men for MOVES moves each.
+    #[arg(long, num_args = 3, value_names = ["PLY", "SCORE", "MOVES"])]
+    pub draw_adjudication: Option<Vec<f64>>,
+    /// A side loses when its engine reports <= -SCORE and the opponent
+    /// >= SCORE men for MOVES moves each.
+    #[arg(long, num_args = 2, value_names = ["SCORE", "MOVES"])]
+    pub resign_adjudication: Option<Vec<f64>>,
+    /// Stop a two-engine match when a sequential probability ratio test decides.
+    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"])]
+    pub sprt: Option<Vec<f64>>,
+    /// The PDN Event tag.
+    #[arg(long, default_value = "Dammer match")]
+    pub event: String,
+}
+
+/// `engine_groups` are the `--engine` occurrences, one per engine (the
+/// derived `a.engines` is the same tokens flattened).
+fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String> {
+    let engines =
+        engine_groups.iter().map(|tokens| EngineSpec::parse(tokens)).collect::<Result<Vec<_>, _>>()?;
+    if engines.len() < 2 {
+        return Err("give at least two engines (--engine ... --engine ...)".into());
+    }
+    let tc = match (a.movetime, a.tc) {
+        (Some(t), None) if t.is_finite() && t > 0.0 => TimeControl::MoveTime(t),
+        (Some(t), None) => return Err(format!("--movetime must be a positive number of seconds, not {t}")),
+        (None, Some(text)) => TimeControl::parse_clock(&text)?,
+        _ => return Err("give a time control: --movetime SECONDS or --tc [moves/]seconds[+increment]".into()),
+    };
+    let openings = match &a.openings {
+        Some(path) => load_openings(path)?,
+        None => parse_openings(DEFAULT_OPENINGS, false)?,
+    };
+    if a.games == Some(0) {
+        return Err("--games must be at least 1".into());
+    }
+    if a.concurrency == 0 || a.concurrency > 256 {
+        return Err("--concurrency must be between 1 and 256".into());
+    }
+    let positive = |v: f64, what: &str| {
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(format!("{what} must be a non-negative number, not {v}"))
+        }
+    };
+    let draw = match a.draw_adjudication {
+        Some(v) => Some(DrawAdjudication {
+            after_ply: positive(v[0], "the draw adjudication ply")? as usize,
+            score: positive(v[1], "the draw adjudication score")?,
+            moves: positive(v[2], "the draw adjudication move count")?.max(1.0) as u32,
+        }),
+        None => None,
+    };
+    let resign = match a.resign_adjudication {
+        Some(v) => Some(ResignAdjudication {
+            score: positive(v[0], "the resign adjudication score")?,
+            moves: positive(v[1], "the resign adjudication move count")?.max(1.0) as u32,
+        }),
+        None => None,
+    };
+    let sprt = match a.sprt {
+        Some(v) => {
+            let s = Sprt { elo0: v[0], elo1: v[1], alpha: v[2], beta: v[3] };
+            let rate = |x: f64| x > 0.0 && x < 0.5;
+            if !(s.elo0.is_finite() && s.elo1.is_finite() && s.elo0 < s.elo1 && rate(s.alpha) && rate(s.beta))
+            {
+                return Err("--sprt needs ELO0 < ELO1 and ALPHA, BETA between 0 and 0.5".into());
+            }
+            if engines.len() != 2 {
+                return Err("--sprt is for a match between two engines".into());
+            }
+            Some(s)
+        }
+        None => None,
+    };
+    Ok(Config {
+        engines,
+        gauntlet: a.gauntlet,
+        tc,
+        margin: std::time::Duration::from_millis(a.margin),
+        openings,
+        games: a.games,
+        concurrency: a.concurrency,
+        pdn: a.pdn,
+        max_plies: (a.max_plies > 0).then_some(a.max_plies),
+        draw,
+        resign,
+        sprt,
+        event: a.event,
+    })
+}
+
+fn run(cfg: &Config) -> Result<(), String> {
+    check_engines(cfg)?;
+    crate::tools::interrupt::catch();
+    let summary = super::run(cfg, &mut |line| println!("{line}"))?;
+    for line in report(&summary, cfg.sprt) {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// Runs `dammer match`; `engine_groups` are the `--engine` occurrences.
+pub fn run_cli(args: MatchArgs, engine_groups: &[Vec<String>]) -> Result<(), String> {
+    config(args, engine_groups).and_then(|cfg| run(&cfg))
+}
