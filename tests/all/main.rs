@@ -7,6 +7,7 @@ mod common;
 mod egdb;
 mod eval;
 mod hub;
+mod layers;
 mod matches;
 mod perft;
 mod random;

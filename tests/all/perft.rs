@@ -1,4 +1,5 @@
-//! Perft counts from ../shared/docs/perft.md. The quick depths run with
+//! Published perft counts of international draughts (the move-tree counts
+//! that Scan, dame-rs and other generators agree on). The quick depths run with
 //! `cargo test --release`; the deep ones are `#[ignore]`d (run them with
 //! `cargo test --release -- --ignored`).
 

@@ -1,4 +1,4 @@
-//! Every single-rule position of ../shared/docs/perft.md with its exact move
+//! Every single-rule position of the published perft reference with its exact move
 //! list, and the game-ending rules.
 
 use crate::common::shuffle_kings;

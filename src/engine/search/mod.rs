@@ -6,6 +6,9 @@
 //! (the transposition table, the stop flag and the node count). The search
 //! never prints: the main thread hands progress to a callback.
 
+mod ordering;
+mod quiesce;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -16,11 +19,10 @@ use crate::engine::score::{from_tt, lost_in, table_win, to_tt, Score, INFINITY, 
 use crate::engine::time::{TimeManager, Verdict};
 use crate::engine::tt::{Bound, Entry, TranspositionTable};
 use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
-use crate::rules::movegen::{
-    forward_steps, generate, generate_captures, generate_quiet, has_capture, is_promotion,
-    opponent_has_capture, Move, MoveList,
-};
+use crate::rules::movegen::{generate, is_promotion, Move, MoveList};
 use crate::rules::position::Position;
+use ordering::{select_next, KILLER_SCORE};
+use quiesce::has_any_move;
 
 /// Deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
@@ -145,12 +147,6 @@ impl std::fmt::Debug for Searcher<'_> {
         write!(f, "Searcher(thread {}, {} nodes)", self.id, self.nodes)
     }
 }
-
-fn history_index(side: usize, m: &Move) -> usize {
-    (side * 64 + m.from as usize) * 64 + m.to as usize
-}
-
-const HISTORY_MAX: i32 = 1 << 14;
 
 impl<'a> Searcher<'a> {
     /// A searcher for thread `id` (0 is the main thread) on the position
@@ -686,152 +682,6 @@ impl<'a> Searcher<'a> {
         self.order[ply] = order;
         best
     }
-
-    fn score_moves(
-        &self,
-        pos: &Position,
-        list: &MoveList,
-        tt_move: Option<(u8, u8)>,
-        ply: usize,
-        order: &mut Vec<i32>,
-    ) {
-        order.clear();
-        let side = pos.side() as usize;
-        for m in list {
-            let s = if tt_move == Some((m.from, m.to)) {
-                TT_MOVE_SCORE
-            } else if self.killers[ply][0] == Some(*m) {
-                KILLER_SCORE + 1
-            } else if self.killers[ply][1] == Some(*m) {
-                KILLER_SCORE
-            } else {
-                self.history[history_index(side, m)]
-            };
-            order.push(s);
-        }
-    }
-
-    /// A move caused a cutoff: credit it, and debit the moves tried before it.
-    fn reward(&mut self, side: usize, ply: usize, depth: i32, m: &Move, tried: &[Move]) {
-        let bonus = (depth * depth).min(400);
-        let update = |h: &mut i32, b: i32| *h += b - *h * b.abs() / HISTORY_MAX;
-        update(&mut self.history[history_index(side, m)], bonus);
-        for t in tried {
-            update(&mut self.history[history_index(side, t)], -bonus);
-        }
-        if !m.is_capture() && self.killers[ply][0] != Some(*m) {
-            self.killers[ply][1] = self.killers[ply][0];
-            self.killers[ply][0] = Some(*m);
-        }
-    }
-
-    /// Searches the moves of `pos` at the horizon (only the crowning ones
-    /// when `crowning_only`); returns the best score, or -INFINITY when no
-    /// move qualified. A position without any move has lost. `capture` is
-    /// whether the side to move must capture, which the caller knows.
-    #[inline(always)]
-    fn quiesce_moves(
-        &mut self,
-        pos: &Position,
-        (mut alpha, beta): (Score, Score),
-        ply: usize,
-        capture: bool,
-        crowning_only: bool,
-    ) -> Score {
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        list.clear();
-        if capture {
-            generate_captures(pos, &mut list);
-        } else {
-            generate_quiet(pos, &mut list);
-        }
-        if list.is_empty() {
-            self.lists[ply] = list;
-            return lost_in(ply);
-        }
-        let mut best = -INFINITY;
-        for i in 0..list.len() {
-            let m = list.as_slice()[i];
-            if crowning_only && !is_promotion(pos, &m) {
-                continue;
-            }
-            // Capture resolution reads neither the table nor repetitions,
-            // so the children's keys are not needed.
-            let child = pos.make_unkeyed(&m);
-            self.count_node();
-            if self.stopped {
-                break;
-            }
-            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, false);
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-        self.lists[ply] = list;
-        if self.stopped {
-            return 0;
-        }
-        best
-    }
-
-    /// Resolves captures at the horizon. A pending capture is always played
-    /// out (captures are forced, so there is no standing pat); in a quiet
-    /// position the static evaluation stands, except at the first quiescence
-    /// ply when the opponent threatens a capture: then one more full ply is
-    /// searched.
-    fn quiesce(&mut self, pos: &Position, alpha: Score, beta: Score, ply: usize, first: bool) -> Score {
-        if ply >= MAX_PLY - 2 {
-            return self.shared.eval.evaluate(pos);
-        }
-        let capture = has_capture(pos);
-        let threat = !capture && first && opponent_has_capture(pos);
-        if !capture && !threat {
-            self.leaf_plies += ply as u64;
-            self.leaves += 1;
-            // The men's steps serve both the stalemate test and the
-            // crowning test below.
-            let steps = men_steps(pos);
-            if steps == 0 && !king_can_step(pos) {
-                return lost_in(ply);
-            }
-            if let Some(s) = self.probe_tables(pos, ply) {
-                return s;
-            }
-            let stand = self.shared.eval.evaluate(pos);
-            if stand >= beta || steps & pos.side().promotion_row() == 0 {
-                return stand;
-            }
-            // A man about to be crowned is worth a king: try crowning moves
-            // beyond the horizon, as captures are.
-            return self.quiesce_moves(pos, (stand.max(alpha), beta), ply, false, true).max(stand);
-        }
-        self.quiesce_moves(pos, (alpha, beta), ply, capture, false)
-    }
-}
-
-/// Selection sort step: swaps the most promising of the moves from `i` on
-/// (by `order`) into place `i` and returns it.
-#[inline]
-fn select_next(list: &mut MoveList, order: &mut [i32], i: usize) -> Move {
-    // A maximum over (score, reversed index) pairs packed in one integer
-    // picks the first of the best moves, as a scan with a strict comparison
-    // would, but without a branch per move (which the processor mispredicts
-    // half the time).
-    debug_assert!(order.len() <= 0xFFFF);
-    let mut best = i64::MIN;
-    for (j, &score) in order.iter().enumerate().skip(i) {
-        best = best.max(i64::from(score) << 16 | (0xFFFF - j as i64));
-    }
-    let k = (0xFFFF - (best & 0xFFFF)) as usize;
-    list.as_mut_slice().swap(i, k);
-    order.swap(i, k);
-    list.as_slice()[i]
 }
 
 /// ProbCut: nodes at least this deep are probed...
@@ -840,33 +690,3 @@ const PROBCUT_MIN_DEPTH: i32 = 5;
 const PROBCUT_REDUCTION: i32 = 4;
 /// ...against beta plus this margin (hundredths of a man).
 const PROBCUT_MARGIN: Score = 40;
-
-const TT_MOVE_SCORE: i32 = 1 << 30;
-const KILLER_SCORE: i32 = 1 << 28;
-
-/// Whether the side to move has any legal move.
-fn has_any_move(pos: &Position) -> bool {
-    has_capture(pos) || has_any_quiet_move(pos)
-}
-
-/// Whether the side to move has a quiet move (men forward or a king step).
-fn has_any_quiet_move(pos: &Position) -> bool {
-    men_steps(pos) != 0 || king_can_step(pos)
-}
-
-/// The empty squares the side to move's men can step onto.
-#[inline(always)]
-fn men_steps(pos: &Position) -> crate::rules::bitboard::Bitboard {
-    let us = pos.side();
-    let [a, b] = forward_steps(pos.men(us), us);
-    (a | b) & pos.empty()
-}
-
-/// Whether one of the side to move's kings can step onto an empty square.
-#[inline(always)]
-fn king_can_step(pos: &Position) -> bool {
-    use crate::rules::bitboard::{shift, DIRS};
-    let kings = pos.kings_of(pos.side());
-    let empty = pos.empty();
-    DIRS.iter().any(|&d| shift(kings, d) & empty != 0)
-}

@@ -1,0 +1,135 @@
+//! Quiescence: captures are resolved beyond the horizon (they are forced,
+//! so there is no standing pat while one is pending), a threatened capture
+//! gets one more full ply, and a man about to crown is tried like a capture.
+
+use super::{Searcher, MAX_PLY};
+use crate::engine::score::{lost_in, Score, INFINITY};
+use crate::rules::movegen::{
+    forward_steps, generate_captures, generate_quiet, has_capture, is_promotion, opponent_has_capture,
+};
+use crate::rules::position::Position;
+
+impl Searcher<'_> {
+    /// Searches the moves of `pos` at the horizon (only the crowning ones
+    /// when `crowning_only`); returns the best score, or -INFINITY when no
+    /// move qualified. A position without any move has lost. `capture` is
+    /// whether the side to move must capture, which the caller knows.
+    #[inline(always)]
+    fn quiesce_moves(
+        &mut self,
+        pos: &Position,
+        (mut alpha, beta): (Score, Score),
+        ply: usize,
+        capture: bool,
+        crowning_only: bool,
+    ) -> Score {
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        if capture {
+            generate_captures(pos, &mut list);
+        } else {
+            generate_quiet(pos, &mut list);
+        }
+        if list.is_empty() {
+            self.lists[ply] = list;
+            return lost_in(ply);
+        }
+        let mut best = -INFINITY;
+        for i in 0..list.len() {
+            let m = list.as_slice()[i];
+            if crowning_only && !is_promotion(pos, &m) {
+                continue;
+            }
+            // Capture resolution reads neither the table nor repetitions,
+            // so the children's keys are not needed.
+            let child = pos.make_unkeyed(&m);
+            self.count_node();
+            if self.stopped {
+                break;
+            }
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, false);
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        if self.stopped {
+            return 0;
+        }
+        best
+    }
+
+    /// Resolves captures at the horizon. A pending capture is always played
+    /// out (captures are forced, so there is no standing pat); in a quiet
+    /// position the static evaluation stands, except at the first quiescence
+    /// ply when the opponent threatens a capture: then one more full ply is
+    /// searched.
+    pub(super) fn quiesce(
+        &mut self,
+        pos: &Position,
+        alpha: Score,
+        beta: Score,
+        ply: usize,
+        first: bool,
+    ) -> Score {
+        if ply >= MAX_PLY - 2 {
+            return self.shared.eval.evaluate(pos);
+        }
+        let capture = has_capture(pos);
+        let threat = !capture && first && opponent_has_capture(pos);
+        if !capture && !threat {
+            self.leaf_plies += ply as u64;
+            self.leaves += 1;
+            // The men's steps serve both the stalemate test and the
+            // crowning test below.
+            let steps = men_steps(pos);
+            if steps == 0 && !king_can_step(pos) {
+                return lost_in(ply);
+            }
+            if let Some(s) = self.probe_tables(pos, ply) {
+                return s;
+            }
+            let stand = self.shared.eval.evaluate(pos);
+            if stand >= beta || steps & pos.side().promotion_row() == 0 {
+                return stand;
+            }
+            // A man about to be crowned is worth a king: try crowning moves
+            // beyond the horizon, as captures are.
+            return self.quiesce_moves(pos, (stand.max(alpha), beta), ply, false, true).max(stand);
+        }
+        self.quiesce_moves(pos, (alpha, beta), ply, capture, false)
+    }
+}
+
+/// Whether the side to move has any legal move.
+pub(super) fn has_any_move(pos: &Position) -> bool {
+    has_capture(pos) || has_any_quiet_move(pos)
+}
+
+/// Whether the side to move has a quiet move (men forward or a king step).
+fn has_any_quiet_move(pos: &Position) -> bool {
+    men_steps(pos) != 0 || king_can_step(pos)
+}
+
+/// The empty squares the side to move's men can step onto.
+#[inline(always)]
+fn men_steps(pos: &Position) -> crate::rules::bitboard::Bitboard {
+    let us = pos.side();
+    let [a, b] = forward_steps(pos.men(us), us);
+    (a | b) & pos.empty()
+}
+
+/// Whether one of the side to move's kings can step onto an empty square.
+#[inline(always)]
+fn king_can_step(pos: &Position) -> bool {
+    use crate::rules::bitboard::{shift, DIRS};
+    let kings = pos.kings_of(pos.side());
+    let empty = pos.empty();
+    DIRS.iter().any(|&d| shift(kings, d) & empty != 0)
+}
