@@ -53,7 +53,8 @@ pub fn run(args: &AnalyseArgs) -> Result<(), String> {
         Some(t) if !(t.is_finite() && t > 0.0) => {
             return Err(format!("--time must be a positive number of seconds, not {t}"))
         }
-        Some(t) => Some(std::time::Duration::from_secs_f64(t)),
+        // Beyond a billion seconds every time is the same: forever.
+        Some(t) => Some(std::time::Duration::from_secs_f64(t.min(1e9))),
         None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),
         None => None,
     };

@@ -79,10 +79,7 @@ pub struct BenchArgs {
 /// Runs `dammer bench`, printing a line per position and the totals.
 pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
     let BenchArgs { depth, threads, hash } = *args;
-    let report =
-        crate::tools::bench::run(depth, threads.clamp(1, crate::engine::MAX_THREADS), hash.max(1), |line| {
-            println!("{line}");
-        });
+    let report = run(depth, threads, hash, |line| println!("{line}"));
     let secs = report.time.as_secs_f64();
     let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };
     println!("{} nodes {} nps", report.nodes, nps);
