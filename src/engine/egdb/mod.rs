@@ -757,9 +757,8 @@ pub fn open(dir: &Path, pieces: Pieces) -> Result<Opened, EgdbError> {
     if limit > MAX_PIECES {
         return Err(EgdbError::Pieces(limit));
     }
-    if !dir.is_dir() {
-        return Err(EgdbError::Io(format!("{}: no such directory", dir.display())));
-    }
+    // A missing directory is refused by Tables::load (UpTo finds no
+    // complete count in it and loads nothing, which still checks it).
     // By file names first: `UpTo` never reads the tables of an incomplete
     // piece count (they can be large and would never be probed).
     let present = |s: &Signature| dir.join(s.file_name()).is_file();
