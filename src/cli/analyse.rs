@@ -16,13 +16,13 @@ pub struct AnalyseArgs {
     #[arg(long, default_value = "")]
     pub moves: String,
     /// Stop after this depth.
-    #[arg(long, value_parser = options::depth)]
+    #[arg(long, allow_negative_numbers = true, value_parser = options::depth)]
     pub depth: Option<u32>,
     /// Seconds to think (default 5 when no other limit is given).
-    #[arg(long)]
-    pub time: Option<f64>,
+    #[arg(long, allow_negative_numbers = true, value_parser = options::time_arg)]
+    pub time: Option<std::time::Duration>,
     /// Stop after this many nodes.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = options::nodes)]
     pub nodes: Option<u64>,
     /// Search threads.
     #[arg(long, default_value_t = 1, value_parser = options::threads)]
@@ -50,11 +50,7 @@ pub fn run(args: &AnalyseArgs) -> Result<(), String> {
         game.play_text(text).map_err(|e| e.to_string())?;
     }
     let move_time = match *time {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            return Err(format!("--time must be a positive number of seconds, not {t}"))
-        }
-        // Beyond a billion seconds every time is the same: forever.
-        Some(t) => Some(std::time::Duration::from_secs_f64(t.min(1e9))),
+        Some(t) => Some(t),
         None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),
         None => None,
     };

@@ -14,7 +14,8 @@ use crate::rules::position::START_FEN;
 /// The arguments of `dammer perft`.
 #[derive(clap::Args, Debug)]
 pub struct PerftArgs {
-    /// Plies to look ahead.
+    /// Plies to look ahead (0 to 20).
+    #[arg(allow_negative_numbers = true, value_parser = options::perft_depth)]
     pub depth: u32,
     /// Start position as FEN or Hub string (default: the initial position).
     #[arg(long, default_value = START_FEN)]
@@ -92,21 +93,23 @@ pub fn show(args: &ShowArgs) -> Result<(), String> {
     let pdn: Vec<String> = legal.iter().map(|m| to_pdn(pos, m)).collect();
     println!("moves {}", hub.join(" "));
     println!("pdn {}", pdn.join(" "));
-    println!("result {}", game.result());
-    println!("eval {} (side to move)", crate::engine::score::format(crate::engine::eval::evaluate(pos)));
+    let result = game.result();
+    println!("result {result}");
+    if result == GameResult::Ongoing {
+        println!("eval {} (side to move)", crate::engine::score::format(crate::engine::eval::evaluate(pos)));
+    } else {
+        println!("eval none: the game is over");
+    }
     Ok(())
 }
 
-fn legal_line(text: &str, with_result: bool) -> String {
+/// One line of `dammer legal`'s output; `Err` holds the `error ...` line
+/// written in its place.
+fn legal_line(text: &str, with_result: bool) -> Result<String, String> {
     let (position, moves) = text.split_once(';').unwrap_or((text, ""));
-    let mut game = match Game::from_text(position) {
-        Ok(g) => g,
-        Err(e) => return format!("error {e}"),
-    };
+    let mut game = Game::from_text(position).map_err(|e| format!("error {e}"))?;
     for m in moves.split_whitespace() {
-        if let Err(e) = game.play_text(m) {
-            return format!("error {e}");
-        }
+        game.play_text(m).map_err(|e| format!("error {e}"))?;
     }
     let moves: Vec<String> = legal_moves(game.position()).iter().map(|m| m.to_string()).collect();
     if with_result {
@@ -115,16 +118,27 @@ fn legal_line(text: &str, with_result: bool) -> String {
             GameResult::Draw(reason) => format!("1-1 {reason:?}"),
             other => other.pdn().to_string(),
         };
-        format!("{tag}: {}", moves.join(" "))
+        Ok(format!("{tag}: {}", moves.join(" ")))
     } else {
-        moves.join(" ")
+        Ok(moves.join(" "))
     }
 }
 
-/// Runs `dammer legal`.
+/// Runs `dammer legal`. A line that cannot be read gets `error ...` in its
+/// place (the output stays one line per input line) and the command fails
+/// at the end.
 pub fn legal(args: &LegalArgs) -> Result<(), String> {
     let (positions, with_result) = (&args.positions, args.result);
     let mut out = io::BufWriter::new(io::stdout().lock());
+    let (mut lines, mut errors) = (0usize, 0usize);
+    let mut answer = |out: &mut io::BufWriter<io::StdoutLock>, text: &str| {
+        lines += 1;
+        let line = legal_line(text, with_result).unwrap_or_else(|e| {
+            errors += 1;
+            e
+        });
+        writeln!(out, "{line}").map_err(|e| e.to_string())
+    };
     for p in positions {
         if p == "-" {
             for line in io::stdin().lock().lines() {
@@ -132,11 +146,15 @@ pub fn legal(args: &LegalArgs) -> Result<(), String> {
                 if line.trim().is_empty() {
                     continue;
                 }
-                writeln!(out, "{}", legal_line(&line, with_result)).map_err(|e| e.to_string())?;
+                answer(&mut out, &line)?;
             }
         } else {
-            writeln!(out, "{}", legal_line(p, with_result)).map_err(|e| e.to_string())?;
+            answer(&mut out, p)?;
         }
     }
-    out.flush().map_err(|e| e.to_string())
+    out.flush().map_err(|e| e.to_string())?;
+    match errors {
+        0 => Ok(()),
+        _ => Err(format!("{errors} of {lines} positions could not be read")),
+    }
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::engine::control::SearchControl;
 use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::Evaluation;
-use crate::engine::options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+use crate::engine::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_THREADS};
 use crate::engine::score::{Score, TB_WIN, WIN, WIN_BAND};
 use crate::engine::search::{EgdbMode, Info, RootResult, Searcher, Shared, MAX_DEPTH};
 use crate::engine::threads::ThreadPool;
@@ -24,7 +24,7 @@ use crate::engine::time::{Limits, TimeManager};
 use crate::engine::tt::TranspositionTable;
 use crate::rules::game::Game;
 use crate::rules::movegen::{legal_moves, Move, MoveList};
-use crate::rules::position::{Color, Position};
+use crate::rules::position::Position;
 
 /// The outcome of a search.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +59,8 @@ struct Core {
     threads: ThreadPool,
     eval: Evaluation,
     egdb: Option<Arc<Tables>>,
+    /// What every clock move costs beyond the engine's thinking.
+    move_overhead: Duration,
 }
 
 /// A search running on the facade's thread.
@@ -106,6 +108,7 @@ impl Engine {
                 threads: ThreadPool::new(threads.clamp(1, MAX_THREADS)),
                 eval: Evaluation::default(),
                 egdb: None,
+                move_overhead: Duration::from_millis(DEFAULT_MOVE_OVERHEAD_MS),
             }),
             hash_mb,
             running: None,
@@ -138,6 +141,17 @@ impl Engine {
     /// search first).
     pub fn set_egdb(&mut self, tables: Option<Arc<Tables>>) {
         self.core_mut().egdb = tables.filter(|t| t.max_pieces() >= 2);
+    }
+
+    /// What every move under a clock is taken to cost beyond the engine's
+    /// thinking (the GUI's latency); the time manager keeps it back.
+    pub fn move_overhead(&self) -> Duration {
+        self.core.move_overhead
+    }
+
+    /// Changes the move overhead (waits for a running search first).
+    pub fn set_move_overhead(&mut self, overhead: Duration) {
+        self.core_mut().move_overhead = overhead;
     }
 
     /// Number of search threads.
@@ -280,8 +294,7 @@ impl Core {
         if legal.len() == 1 && !limits.analysis && !limits.ponder {
             return quick(Some(legal.as_slice()[0]), self.eval.evaluate(&pos));
         }
-        let men = (pos.men(Color::White) | pos.men(Color::Black)).count_ones();
-        let time = TimeManager::new(limits, men, start);
+        let time = TimeManager::new(limits, self.move_overhead, start);
         let max_depth = if time.instant() { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
         self.tt.new_search();
         let (root_moves, root_wdl) = self.table_root_moves(&pos, &legal);

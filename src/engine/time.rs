@@ -4,14 +4,16 @@
 //! [`Limits`] (and the side to move's [`Clock`]) give two deadlines: a soft
 //! one, checked after each iteration and stretched or shrunk by how stable
 //! the best move is, and a hard one that stops the search wherever it is.
-//! Both keep a safety margin so that the engine never loses on time, whatever
-//! the GUI charges for its own overhead. A pondering search has no deadline
+//! Clock budgets keep back the move overhead (what the GUI charges a move
+//! beyond the engine's thinking) for every move still to pay for, and a
+//! small safety margin, so that the engine never loses on time. A pondering search has no deadline
 //! until the ponder hit; from then on the deadlines count from the hit. The
 //! [`TimeManager`] of the main search thread holds all of this.
 
 use std::time::{Duration, Instant};
 
 use crate::engine::control::SearchControl;
+use crate::engine::options::MAX_SECONDS;
 
 /// The clock of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,13 +49,30 @@ pub struct Limits {
 /// What a search gets when its limits say nothing at all.
 pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(5);
 
-/// Time kept back on every move for the GUI's and the operating system's
-/// overhead (GWDGUI charges about 40 ms a move to the engine).
-pub const SAFETY_MARGIN: Duration = Duration::from_millis(60);
+/// Time kept back on every clock move for the operating system and the
+/// engine's own answer, on top of the move overhead (what the GUI charges).
+pub const SAFETY_MARGIN: Duration = Duration::from_millis(20);
 
 /// Time the engine needs to stop and answer once it decides to; taken off a
 /// move-time limit so that the answer arrives within it.
 pub const STOP_LATENCY: Duration = Duration::from_millis(5);
+
+/// Moves a clock's time is planned over when the control names none
+/// (sudden death) or names more.
+const PLANNED_MOVES: f64 = 45.0;
+
+/// Sudden death with increments short of the move overhead: the clock must
+/// also pay the overhead of this many moves beyond the planned ones. Games
+/// under a GUI that applies neither the 25-move nor the 16/5-move rule last
+/// 150 moves a side and more.
+const EXTRA_RESERVED_MOVES: f64 = 100.0;
+
+/// Most of what is left on the clock that one move may take, unless the
+/// move is the last before the next control.
+const MAX_SHARE: f64 = 0.3;
+
+/// How far the best move's instability may stretch the planned time.
+const MAX_STRETCH: f64 = 4.0;
 
 impl Limits {
     /// Whether no limit at all was given (the engine then uses [`DEFAULT_MOVE_TIME`]).
@@ -77,13 +96,16 @@ pub(crate) struct Budget {
     pub instant: bool,
 }
 
-/// Expected moves still to play by the side to move, from the men left.
-fn moves_left(men: u32) -> f64 {
-    10.0 + 20.0 * f64::from(men.min(40)) / 40.0
-}
-
-/// The budgets for `limits` in a position with `men` men on the board.
-pub(crate) fn budget(limits: &Limits, men: u32) -> Budget {
+/// The budgets for `limits` when every move also costs `overhead` beyond
+/// the engine's thinking (the GUI's latency).
+///
+/// A clock is planned over [`PLANNED_MOVES`] moves (or the moves to the next
+/// control, when fewer): what it holds, plus the increments to come, less
+/// the overhead of every move it must still pay for. With no increment to
+/// pay the overhead, that is [`EXTRA_RESERVED_MOVES`] more moves, so the
+/// clock keeps a reserve that a long game does not exhaust. One move never
+/// takes more than [`MAX_SHARE`] of what is left after its own overhead.
+pub(crate) fn budget(limits: &Limits, overhead: Duration) -> Budget {
     let mut b = Budget::default();
     if limits.infinite {
         return b;
@@ -93,27 +115,34 @@ pub(crate) fn budget(limits: &Limits, men: u32) -> Budget {
         b.hard = Some(mt.saturating_sub(STOP_LATENCY));
     }
     if let Some(c) = limits.clock {
-        if c.time <= 0.0 || !c.time.is_finite() {
+        if c.time <= 0.0 || c.time.is_nan() {
             b.instant = true;
             return b;
         }
-        let inc = if c.inc.is_finite() { c.inc.max(0.0) } else { 0.0 };
+        let time = c.time.min(MAX_SECONDS);
+        let inc = if c.inc.is_nan() { 0.0 } else { c.inc.clamp(0.0, MAX_SECONDS) };
+        let o = overhead.as_secs_f64();
         // The increment is credited before this move, so the clock holds time + inc.
-        let on_clock = c.time + inc;
-        let usable = (on_clock - SAFETY_MARGIN.as_secs_f64()).max(0.0);
-        let left = match c.moves_to_go {
-            Some(n) if n > 0 => f64::from(n).min(moves_left(men)),
-            _ => moves_left(men),
-        };
-        let per_move = (c.time + inc * left) / left;
-        let soft = (per_move * 1.0).min(usable * 0.4);
-        let hard = (soft * 4.0).min(usable * 0.8);
-        if usable < 0.005 {
+        let on_clock = time + inc;
+        let avail = on_clock - o - SAFETY_MARGIN.as_secs_f64();
+        if avail < 0.005 {
             b.instant = true;
             return b;
         }
-        // A clock of years (a GUI's "untimed") is as good as a billion seconds.
-        let secs = |s: f64| Duration::from_secs_f64(s.clamp(0.001, 1e9));
+        let last_before_control = c.moves_to_go == Some(1);
+        let planned = match c.moves_to_go {
+            Some(n) if n > 0 => f64::from(n).min(PLANNED_MOVES),
+            _ => PLANNED_MOVES,
+        };
+        let reserved = match c.moves_to_go {
+            Some(n) if n > 0 => planned,
+            _ if inc >= o => planned,
+            _ => planned + EXTRA_RESERVED_MOVES * (1.0 - inc / o),
+        };
+        let pool = on_clock + inc * (planned - 1.0) - o * reserved;
+        let cap = if last_before_control { avail } else { avail * MAX_SHARE };
+        let hard = (pool.max(0.0) / planned * MAX_STRETCH).min(cap).max(0.001);
+        let soft = (pool.max(0.0) / planned).min(hard).max(0.001);
         b.soft = Some(b.soft.map_or(secs(soft), |s| s.min(secs(soft))));
         b.hard = Some(b.hard.map_or(secs(hard), |h| h.min(secs(hard))));
     }
@@ -122,6 +151,12 @@ pub(crate) fn budget(limits: &Limits, men: u32) -> Budget {
         b.hard = Some(DEFAULT_MOVE_TIME);
     }
     b
+}
+
+/// Seconds as a duration; a clock of years (a GUI's "untimed") is as good
+/// as [`MAX_SECONDS`].
+fn secs(s: f64) -> Duration {
+    crate::engine::options::saturating_duration(s)
 }
 
 /// What the time manager says while a search runs.
@@ -151,12 +186,12 @@ pub(crate) struct TimeManager {
 }
 
 impl TimeManager {
-    /// The deadlines of a search under `limits` that started at `start`, in
-    /// a position with `men` men.
-    pub(crate) fn new(limits: &Limits, men: u32, start: Instant) -> TimeManager {
+    /// The deadlines of a search under `limits` that started at `start`,
+    /// when every move costs `overhead` beyond the engine's thinking.
+    pub(crate) fn new(limits: &Limits, overhead: Duration, start: Instant) -> TimeManager {
         TimeManager {
             start,
-            budget: budget(limits, men),
+            budget: budget(limits, overhead),
             pondering: limits.ponder,
             answer_when_told: (limits.infinite || limits.ponder).then_some(limits.ponder && !limits.infinite),
         }
@@ -221,38 +256,80 @@ impl TimeManager {
 mod tests {
     use super::*;
 
+    const OVERHEAD: Duration = Duration::from_millis(100);
+
     fn clock(time: f64, inc: f64) -> Limits {
         Limits { clock: Some(Clock { time, inc, moves_to_go: None }), ..Limits::default() }
     }
 
     #[test]
     fn budgets_stay_within_the_clock() {
-        for &(t, inc) in &[(0.1, 0.0), (1.0, 0.0), (60.0, 0.0), (5.0, 1.0), (0.07, 0.0), (300.0, 3.0)] {
-            let b = budget(&clock(t, inc), 40);
-            if let Some(h) = b.hard {
-                assert!(h.as_secs_f64() <= t + inc - SAFETY_MARGIN.as_secs_f64() + 1e-9, "{t} {inc}");
-                assert!(b.soft.unwrap() <= h);
+        for &(t, inc) in
+            &[(0.1, 0.0), (1.0, 0.0), (60.0, 0.0), (5.0, 1.0), (0.2, 0.0), (300.0, 3.0), (0.05, 2.0)]
+        {
+            for overhead in [Duration::ZERO, OVERHEAD] {
+                let b = budget(&clock(t, inc), overhead);
+                if let Some(h) = b.hard {
+                    let left = t + inc - overhead.as_secs_f64() - SAFETY_MARGIN.as_secs_f64();
+                    assert!(h.as_secs_f64() <= left * MAX_SHARE + 1e-9, "{t} {inc}");
+                    assert!(b.soft.unwrap() <= h);
+                }
             }
         }
     }
 
     #[test]
     fn no_time_means_instant() {
-        assert!(budget(&clock(0.0, 0.0), 40).instant);
-        assert!(budget(&clock(-3.0, 1.0), 40).instant);
-        assert!(budget(&clock(0.02, 0.0), 40).instant);
+        assert!(budget(&clock(0.0, 0.0), OVERHEAD).instant);
+        assert!(budget(&clock(-3.0, 1.0), OVERHEAD).instant);
+        assert!(budget(&clock(0.015, 0.0), OVERHEAD).instant);
+        assert!(!budget(&clock(0.05, 0.0), Duration::ZERO).instant);
+    }
+
+    #[test]
+    fn huge_clocks_saturate() {
+        for (t, inc) in [(1e21, 0.0), (1.0, 1e300), (f64::INFINITY, f64::INFINITY)] {
+            let b = budget(&clock(t, inc), OVERHEAD);
+            assert!(!b.instant && b.hard.is_some());
+        }
+    }
+
+    /// A minute of sudden death with 100 ms charged on every move lasts
+    /// well beyond the 200 moves a side of a long game, even if the engine
+    /// always used its hard limit.
+    #[test]
+    fn sudden_death_keeps_a_reserve() {
+        let mut left = 60.0;
+        let mut moves = 0;
+        while left > 0.0 && moves < 1000 {
+            let b = budget(&clock(left, 0.0), OVERHEAD);
+            let used = if b.instant { 0.002 } else { b.soft.unwrap().as_secs_f64() };
+            left -= used + OVERHEAD.as_secs_f64();
+            moves += 1;
+        }
+        assert!(moves > 250, "the clock ran out after {moves} moves");
+        // And early on it does think.
+        assert!(budget(&clock(60.0, 0.0), OVERHEAD).soft.unwrap() > Duration::from_millis(500));
+    }
+
+    #[test]
+    fn the_last_move_before_a_control_may_use_the_clock() {
+        let l =
+            Limits { clock: Some(Clock { time: 10.0, inc: 0.0, moves_to_go: Some(1) }), ..Limits::default() };
+        let b = budget(&l, OVERHEAD);
+        assert!(b.hard.unwrap() > Duration::from_secs(5) && b.hard.unwrap() < Duration::from_secs(10));
     }
 
     #[test]
     fn move_time_is_hard() {
         let l = Limits { move_time: Some(Duration::from_millis(50)), ..Limits::default() };
-        assert_eq!(budget(&l, 40).hard, Some(Duration::from_millis(45)));
+        assert_eq!(budget(&l, OVERHEAD).hard, Some(Duration::from_millis(45)));
     }
 
     #[test]
     fn nothing_given_means_a_default() {
-        assert_eq!(budget(&Limits::default(), 40).hard, Some(DEFAULT_MOVE_TIME));
+        assert_eq!(budget(&Limits::default(), OVERHEAD).hard, Some(DEFAULT_MOVE_TIME));
         let l = Limits { depth: Some(3), ..Limits::default() };
-        assert_eq!(budget(&l, 40).hard, None);
+        assert_eq!(budget(&l, OVERHEAD).hard, None);
     }
 }

@@ -13,7 +13,10 @@ use std::time::Duration;
 
 use crate::engine::egdb::{self, Pieces, Tables};
 use crate::engine::eval::Evaluation;
-use crate::engine::options::{self, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+use crate::engine::options::{
+    self, OptionError, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS,
+    MAX_THREADS,
+};
 use crate::engine::time::{Clock, Limits};
 use crate::engine::Engine;
 use crate::hub::protocol::{done_line, info_line, quote, Message};
@@ -86,6 +89,8 @@ fn spawn_reader(tx: mpsc::Sender<Input>) {
 struct Params {
     threads: usize,
     hash_mb: usize,
+    /// What the GUI charges a move beyond the engine's thinking.
+    move_overhead: Duration,
     ponder: bool,
     /// `learned` or `hand`.
     eval: String,
@@ -102,6 +107,7 @@ impl Default for Params {
         Params {
             threads: 1,
             hash_mb: DEFAULT_HASH_MB,
+            move_overhead: Duration::from_millis(DEFAULT_MOVE_OVERHEAD_MS),
             ponder: false,
             eval: crate::engine::eval::DEFAULT_EVAL.into(),
             weights: String::new(),
@@ -132,13 +138,6 @@ fn parse_int(name: &'static str, v: &str, min: u64, max: u64) -> Result<u64, Str
     options::integer(name, v, min, max).map_err(|e| e.to_string())
 }
 
-fn parse_seconds(name: &str, v: &str) -> Result<f64, String> {
-    match v.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        _ => Err(format!("{name} must be a number of seconds, not {v:?}")),
-    }
-}
-
 /// The `level` fields received since the last `go`, `pos` or `new-game`,
 /// read once as they arrive.
 #[derive(Clone, Debug)]
@@ -158,22 +157,22 @@ impl Default for Level {
 
 impl Level {
     /// Applies one `level` field.
-    fn apply(&mut self, name: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
         let l = &mut self.limits;
         match name {
-            "depth" => l.depth = Some(options::depth(value).map_err(|e| e.to_string())?),
-            "nodes" => l.nodes = Some(parse_int("nodes", value, 1, u64::MAX)?),
+            "depth" => l.depth = Some(options::depth(value)?),
+            "nodes" => l.nodes = Some(options::nodes(value)?),
+            // Zero is "answer at once" (a depth-1 search), not an error.
             "move-time" => {
-                let s = parse_seconds(name, value)?;
-                l.move_time = Some(Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+                l.move_time = Some(options::saturating_duration(options::seconds("move-time", value)?))
             }
             "time" => {
-                self.clock.time = parse_seconds(name, value)?;
+                self.clock.time = options::clock_seconds("time", value)?;
                 self.timed = true;
             }
-            "inc" => self.clock.inc = parse_seconds(name, value)?.max(0.0),
+            "inc" => self.clock.inc = options::seconds("inc", value)?,
             "moves" => {
-                let n = parse_int("moves", value, 0, 10_000)? as u32;
+                let n = options::integer("moves", value, 0, 10_000)? as u32;
                 self.clock.moves_to_go = (n > 0).then_some(n);
             }
             "infinite" => l.infinite = true,
@@ -255,6 +254,7 @@ impl Hub {
         if self.applied.hash_mb != self.params.hash_mb {
             engine.set_hash_mb(self.params.hash_mb);
         }
+        engine.set_move_overhead(self.params.move_overhead);
         self.applied = self.params.clone();
         engine
     }
@@ -268,6 +268,10 @@ impl Hub {
         emit(&format!("param name=threads value={} type=int min=1 max={MAX_THREADS}", self.params.threads));
         emit(&format!("param name=hash value={} type=int min=1 max={MAX_HASH_MB}", self.params.hash_mb));
         emit(&format!("param name=tt-size value={} type=int min=16 max=32", tt_size_of(self.params.hash_mb)));
+        emit(&format!(
+            "param name=move-overhead value={} type=int min=0 max={MAX_MOVE_OVERHEAD_MS}",
+            self.params.move_overhead.as_millis()
+        ));
         emit(&format!("param name=ponder value={} type=bool", self.params.ponder));
         emit(&format!("param name=eval value={} type=enum values=\"learned hand\"", self.params.eval));
         emit(&format!("param name=weights value={} type=string", quote(&self.params.weights)));
@@ -286,9 +290,13 @@ impl Hub {
         match name {
             "threads" => self.params.threads = options::threads(value).map_err(|e| e.to_string())?,
             "hash" => self.params.hash_mb = options::hash_mb(value).map_err(|e| e.to_string())?,
+            "move-overhead" => {
+                self.params.move_overhead = options::move_overhead(value).map_err(|e| e.to_string())?
+            }
             "tt-size" => {
                 let n = parse_int("tt-size", value, 16, 32)?;
-                self.params.hash_mb = (1usize << (n - 16)).min(MAX_HASH_MB);
+                let mb = (1usize << (n - 16)).min(MAX_HASH_MB);
+                self.params.hash_mb = options::hash_mb(&mb.to_string()).map_err(|e| e.to_string())?;
             }
             "ponder" => {
                 self.params.ponder =
@@ -388,7 +396,7 @@ impl Hub {
     fn level(&mut self, msg: &Message) -> Result<(), String> {
         let mut next = self.level.clone();
         for (name, value) in &msg.args {
-            next.apply(name, value)?;
+            next.apply(name, value).map_err(|e| e.to_string())?;
         }
         self.level = next;
         Ok(())

@@ -115,6 +115,9 @@ pub struct Position {
 /// The standard starting position.
 pub const START_FEN: &str = "W:W31-50:B1-20";
 
+/// Most pieces a side can have: the 20 it starts with.
+pub const MAX_PIECES: u32 = 20;
+
 impl Default for Position {
     fn default() -> Self {
         Position::start()
@@ -130,8 +133,10 @@ impl Position {
     }
 
     /// Builds a position from piece sets, checking that it is legal: no
-    /// square holds two pieces, kings are somebody's, and no man stands on
-    /// its own promotion row.
+    /// square holds two pieces, kings are somebody's, no man stands on its
+    /// own promotion row, neither side has more than [`MAX_PIECES`] pieces,
+    /// and the side that moved last has a piece to have moved with. (The
+    /// side to move may have none: the game is over and it has lost.)
     pub fn from_parts(
         white: Bitboard,
         black: Bitboard,
@@ -152,6 +157,20 @@ impl Position {
         }
         if let Some(b) = Bits(black & !kings & BLACK_PROMOTION).next() {
             return Err(FenError::ManOnPromotionRow { color: Color::Black, square: bit_to_square(b as u8) });
+        }
+        for (color, pieces) in [(Color::White, white), (Color::Black, black)] {
+            let count = pieces.count_ones();
+            if count > MAX_PIECES {
+                return Err(FenError::TooManyPieces { color, count });
+            }
+        }
+        let last_mover = if side == Color::White { black } else { white };
+        if last_mover == 0 {
+            return Err(if white | black == 0 {
+                FenError::EmptyBoard
+            } else {
+                FenError::NoPiecesToHaveMoved { color: side.opponent() }
+            });
         }
         let mut p = Position { white, black, kings, side, key: 0 };
         p.key = p.compute_key();
@@ -478,6 +497,21 @@ pub enum FenError {
         /// Its square.
         square: u8,
     },
+    /// A side has more pieces than a game can give it.
+    TooManyPieces {
+        /// The side.
+        color: Color,
+        /// Its pieces.
+        count: u32,
+    },
+    /// No piece on the board.
+    EmptyBoard,
+    /// The side that moved last has no piece (a side whose last piece was
+    /// taken is the side to move, and has lost).
+    NoPiecesToHaveMoved {
+        /// The side that moved last.
+        color: Color,
+    },
     /// A field after the piece lists is neither `H<n>` nor `F<n>`.
     UnexpectedField(String),
     /// A Hub position string whose length is not 51.
@@ -514,6 +548,23 @@ impl fmt::Display for FenError {
                     Color::Black => "black",
                 };
                 write!(f, "a {name} man cannot stand on square {square}: it would have been crowned")
+            }
+            FenError::TooManyPieces { color, count } => write!(
+                f,
+                "{} has {count} pieces: a side has at most {MAX_PIECES}",
+                if *color == Color::White { "White" } else { "Black" }
+            ),
+            FenError::EmptyBoard => write!(f, "there is no piece on the board"),
+            FenError::NoPiecesToHaveMoved { color } => {
+                let (name, other) = match color {
+                    Color::White => ("White", "Black"),
+                    Color::Black => ("Black", "White"),
+                };
+                write!(
+                    f,
+                    "{name} has no pieces, yet {other} is to move: the side without pieces is the \
+                     one to move (and has lost)"
+                )
             }
             FenError::UnexpectedField(s) => write!(f, "unexpected field {s:?} after the piece lists"),
             FenError::HubLength(n) => {

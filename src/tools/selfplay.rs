@@ -309,6 +309,11 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     Ok(summary)
 }
 
+/// A number of games that the data file's counter holds.
+fn games_arg(text: &str) -> Result<u32, crate::engine::options::OptionError> {
+    crate::engine::options::integer("games", text, 1, u64::from(u32::MAX)).map(|n| n as u32)
+}
+
 /// The arguments of `dammer selfplay`.
 #[derive(clap::Args, Debug)]
 pub struct SelfplayArgs {
@@ -316,13 +321,13 @@ pub struct SelfplayArgs {
     #[arg(long)]
     pub out: std::path::PathBuf,
     /// Games the file should hold at the end.
-    #[arg(long)]
+    #[arg(long, value_parser = games_arg)]
     pub games: u32,
     /// Nodes searched per move.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, value_parser = crate::engine::options::nodes)]
     pub nodes: u64,
     /// Games played at once (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::engine::options::threads)]
     pub threads: Option<usize>,
     /// Up to this many random plies after the opening ballot.
     #[arg(long, default_value_t = 6)]

@@ -290,6 +290,16 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, Stri
     })
 }
 
+/// Positions per step: 1 to 2^24.
+fn batch_arg(text: &str) -> Result<usize, crate::engine::options::OptionError> {
+    crate::engine::options::integer("batch", text, 1, 1 << 24).map(|n| n as usize)
+}
+
+/// Passes over the data: 1 to 10,000.
+fn epochs_arg(text: &str) -> Result<usize, crate::engine::options::OptionError> {
+    crate::engine::options::integer("epochs", text, 1, 10_000).map(|n| n as usize)
+}
+
 /// The arguments of `dammer tune`.
 #[derive(clap::Args, Debug)]
 pub struct TuneArgs {
@@ -300,10 +310,10 @@ pub struct TuneArgs {
     #[arg(long)]
     pub out: std::path::PathBuf,
     /// Passes over the data.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = epochs_arg)]
     pub epochs: usize,
     /// Positions per step.
-    #[arg(long, default_value_t = 8192)]
+    #[arg(long, default_value_t = 8192, value_parser = batch_arg)]
     pub batch: usize,
     /// Adam step size (hundredths of a man).
     #[arg(long, default_value_t = 1.0)]
@@ -325,13 +335,25 @@ pub struct TuneArgs {
     #[arg(long)]
     pub init: Option<std::path::PathBuf>,
     /// Threads for the gradient (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::engine::options::threads)]
     pub threads: Option<usize>,
 }
 
 /// Runs `dammer tune`.
 pub fn run_cli(args: TuneArgs) -> Result<(), String> {
     let TuneArgs { data, out, epochs, batch, lr, l2, lambda, k, init, threads } = args;
+    if !(lr.is_finite() && lr > 0.0) {
+        return Err(format!("--lr must be a positive number, not {lr}"));
+    }
+    if !(l2.is_finite() && l2 >= 0.0) {
+        return Err(format!("--l2 must be 0 or more, not {l2}"));
+    }
+    if !(0.0..=1.0).contains(&lambda) {
+        return Err(format!("--lambda must be between 0 and 1, not {lambda}"));
+    }
+    if !(k.is_finite() && k > 0.0) {
+        return Err(format!("--k must be a positive number, not {k}"));
+    }
     let cfg = Config { data, out, epochs, batch, lr, l2, lambda, k, init, seed: 1 };
     if !(cfg.k.is_finite() && cfg.k > 0.0 && cfg.lr.is_finite() && cfg.lr > 0.0) {
         return Err("--k and --lr must be positive".into());

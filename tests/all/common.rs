@@ -13,8 +13,18 @@ use dammer::rules::position::{Color, Position};
 pub use dammer::base::rng::SplitMix as Rng;
 
 /// A random legal position: each square empty or holding a man or king of
-/// either colour, with `king_share` in percent deciding kings.
+/// either colour, with `king_share` in percent deciding kings. Draws that
+/// the rules do not allow (more than 20 pieces a side, no piece for the side
+/// that moved last) are drawn again.
 pub fn random_position(rng: &mut Rng, fill: usize, king_share: usize) -> Position {
+    loop {
+        if let Some(p) = random_draw(rng, fill, king_share) {
+            return p;
+        }
+    }
+}
+
+fn random_draw(rng: &mut Rng, fill: usize, king_share: usize) -> Option<Position> {
     let (mut w, mut b, mut k) = (0u64, 0u64, 0u64);
     for s in 1..=50u8 {
         if rng.below(100) >= fill {
@@ -36,7 +46,7 @@ pub fn random_position(rng: &mut Rng, fill: usize, king_share: usize) -> Positio
         }
     }
     let side = if rng.below(2) == 0 { Color::White } else { Color::Black };
-    Position::from_parts(w, b, k, side).expect("random position is legal")
+    Position::from_parts(w, b, k, side).ok()
 }
 
 /// Plays up to `plies` random legal moves from the start position, stopping

@@ -24,7 +24,7 @@ fn temp_dir(name: &str) -> PathBuf {
 fn fake_engine(dir: &Path, name: &str, on_go: &str) -> EngineSpec {
     let path = dir.join(format!("{name}.sh"));
     let script = format!(
-        "while IFS= read -r line; do\n  case \"$line\" in\n    hub) echo \"id name={name}\"; echo \"param name=threads value=1 type=int min=1 max=8\"; echo wait ;;\n    init) echo ready ;;\n    go*) {on_go} ;;\n    quit) exit 0 ;;\n  esac\ndone\n"
+        "while IFS= read -r line; do\n  case \"$line\" in\n    hub) echo \"id name={name}\"; echo \"param name=threads value=1 type=int min=1 max=8\"; echo wait ;;\n    init) echo ready ;;\n    ping) echo pong ;;\n    go*) {on_go} ;;\n    quit) exit 0 ;;\n  esac\ndone\n"
     );
     std::fs::write(&path, script).unwrap();
     EngineSpec {
@@ -50,6 +50,8 @@ fn config(engines: Vec<EngineSpec>, games: usize, pdn: Option<PathBuf>) -> Confi
         gauntlet: true,
         tc: TimeControl::MoveTime(0.02),
         margin: Duration::from_millis(500),
+        gui_overhead: Duration::ZERO,
+        draw_rules: tournament::DrawRules::All,
         openings: parse_openings(DEFAULT_OPENINGS, false).unwrap(),
         games: Some(games),
         concurrency: 2,

@@ -112,6 +112,9 @@ pub fn generate(
     if !(2..=crate::engine::egdb::MAX_PIECES).contains(&max_pieces) {
         return Err(EgdbError::Pieces(max_pieces));
     }
+    if dir.exists() && !dir.is_dir() {
+        return Err(EgdbError::Io(format!("{}: not a directory", dir.display())));
+    }
     std::fs::create_dir_all(dir).map_err(|e| EgdbError::Io(format!("{}: {e}", dir.display())))?;
     let pool = thread_pool(threads)?;
     let start = Instant::now();

@@ -25,7 +25,7 @@ pub enum EgdbCommand {
         #[arg(long)]
         dir: std::path::PathBuf,
         /// Threads (default: all cores).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::engine::options::threads)]
         threads: Option<usize>,
     },
     /// Recompute every quiet position's value from its successors and
@@ -38,7 +38,7 @@ pub enum EgdbCommand {
         #[arg(long)]
         pieces: Option<usize>,
         /// Threads (default: all cores).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::engine::options::threads)]
         threads: Option<usize>,
     },
     /// Print the table value of a position (FEN or Hub string) and of each
@@ -78,7 +78,13 @@ pub fn run_cli(action: EgdbCommand) -> Result<(), String> {
             crate::tools::interrupt::catch();
             let pieces = match pieces {
                 Some(n) => n,
-                None => complete_pieces(&dir)?,
+                None => {
+                    let n = complete_pieces(&dir)?;
+                    for line in incomplete_sets(&dir, n) {
+                        println!("{line}");
+                    }
+                    n
+                }
             };
             let threads = threads.unwrap_or_else(default_threads);
             let r = crate::tools::egdb::verify(&dir, pieces, threads, |line| println!("{line}"))
@@ -128,6 +134,26 @@ fn complete_pieces(dir: &std::path::Path) -> Result<usize, String> {
         0 => Err(EgdbError::NoCompleteSet(dir.display().to_string()).to_string()),
         n => Ok(n),
     }
+}
+
+/// One line for each piece count above `complete` of which `dir` holds
+/// some tables but not all: those are not verified, and the user should
+/// know why.
+fn incomplete_sets(dir: &std::path::Path, complete: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for n in complete + 1..=egdb::MAX_PIECES {
+        let sigs: Vec<_> = egdb::Signature::all(n).into_iter().filter(|s| s.pieces() == n).collect();
+        let present = sigs.iter().filter(|s| dir.join(s.file_name()).is_file()).count();
+        if present > 0 {
+            lines.push(format!(
+                "not checked: {present} of {} tables of {n} pieces are there, the set is incomplete \
+                 (`dammer egdb generate --pieces {n} --dir {}` completes it)",
+                sigs.len(),
+                dir.display()
+            ));
+        }
+    }
+    lines
 }
 
 /// The tables of `dir`, by the engine's one loading policy.

@@ -3,7 +3,8 @@
 
 use super::client::EngineSpec;
 use super::stats::Sprt;
-use super::{check_engines, report, Config, DrawAdjudication, ResignAdjudication, TimeControl};
+use super::{check_engines, report, Config, DrawAdjudication, DrawRules, ResignAdjudication, TimeControl};
+use crate::engine::options;
 use crate::tools::openings::{load_openings, parse_openings, DEFAULT_OPENINGS};
 
 /// The `match` arguments as given.
@@ -17,23 +18,33 @@ pub struct MatchArgs {
     #[arg(long)]
     pub gauntlet: bool,
     /// Fixed seconds per move.
-    #[arg(long, conflicts_with = "tc")]
-    pub movetime: Option<f64>,
+    #[arg(long, conflicts_with = "tc", allow_negative_numbers = true, value_parser = options::movetime_arg)]
+    pub movetime: Option<std::time::Duration>,
     /// Game clock `[moves/]seconds[+increment]`, e.g. `10+0.1` or `40/60`.
     #[arg(long)]
     pub tc: Option<String>,
     /// Milliseconds an engine may exceed its time before it loses on time.
-    #[arg(long, default_value_t = 100)]
-    pub margin: u64,
+    #[arg(long, default_value = "100", value_parser = margin_arg)]
+    pub margin: std::time::Duration,
+    /// Milliseconds charged to an engine's clock on every move on top of
+    /// the time it took, as a GUI's latency is (e.g. `100ms`; clock time
+    /// controls only).
+    #[arg(long, default_value = "0", value_parser = gui_overhead_arg)]
+    pub gui_overhead: std::time::Duration,
+    /// Draw rules: `all` (threefold repetition, the 25-move and the
+    /// 16/5-move rules) or `repetition` (threefold repetition only, as some
+    /// GUIs play; --max-plies still ends a game).
+    #[arg(long, default_value = "all", value_parser = ["all", "repetition"])]
+    pub draw_rules: String,
     /// Openings: one FEN/Hub position a line, or a PDN file (default:
     /// the 79 two-move ballots shipped in bench/openings-2move.fen).
     #[arg(long)]
     pub openings: Option<std::path::PathBuf>,
     /// Games per pairing (default: every opening with both colours).
-    #[arg(long)]
-    pub games: Option<usize>,
+    #[arg(long, value_parser = options::games)]
+    pub games: Option<u64>,
     /// Games played at once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = options::concurrency)]
     pub concurrency: usize,
     /// Append every game to this PDN file.
     #[arg(long)]
@@ -57,6 +68,14 @@ pub struct MatchArgs {
     pub event: String,
 }
 
+fn margin_arg(text: &str) -> Result<std::time::Duration, options::OptionError> {
+    options::milliseconds("margin", text)
+}
+
+fn gui_overhead_arg(text: &str) -> Result<std::time::Duration, options::OptionError> {
+    options::milliseconds("gui-overhead", text)
+}
+
 /// `engine_groups` are the `--engine` occurrences, one per engine (the
 /// derived `a.engines` is the same tokens flattened).
 fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String> {
@@ -66,8 +85,7 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
         return Err("give at least two engines (--engine ... --engine ...)".into());
     }
     let tc = match (a.movetime, a.tc) {
-        (Some(t), None) if t.is_finite() && t > 0.0 => TimeControl::MoveTime(t),
-        (Some(t), None) => return Err(format!("--movetime must be a positive number of seconds, not {t}")),
+        (Some(t), None) => TimeControl::MoveTime(t.as_secs_f64()),
         (None, Some(text)) => TimeControl::parse_clock(&text)?,
         _ => return Err("give a time control: --movetime SECONDS or --tc [moves/]seconds[+increment]".into()),
     };
@@ -75,12 +93,6 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
         Some(path) => load_openings(path)?,
         None => parse_openings(DEFAULT_OPENINGS, false)?,
     };
-    if a.games == Some(0) {
-        return Err("--games must be at least 1".into());
-    }
-    if a.concurrency == 0 || a.concurrency > 256 {
-        return Err("--concurrency must be between 1 and 256".into());
-    }
     let positive = |v: f64, what: &str| {
         if v.is_finite() && v >= 0.0 {
             Ok(v)
@@ -122,9 +134,11 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
         engines,
         gauntlet: a.gauntlet,
         tc,
-        margin: std::time::Duration::from_millis(a.margin),
+        margin: a.margin,
+        gui_overhead: a.gui_overhead,
+        draw_rules: if a.draw_rules == "repetition" { DrawRules::Repetition } else { DrawRules::All },
         openings,
-        games: a.games,
+        games: a.games.map(|g| g as usize),
         concurrency: a.concurrency,
         pdn: a.pdn,
         max_plies: (a.max_plies > 0).then_some(a.max_plies),

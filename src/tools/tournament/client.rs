@@ -2,7 +2,7 @@
 //! its standard input and output, with deadlines on every answer.
 
 use std::fmt;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,6 +13,17 @@ use crate::hub::{quote, Message};
 
 /// How long an engine may take to answer `hub` and `init`.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long an engine may take to answer `ping` before the runner takes it
+/// not to know the command.
+pub const SYNC_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Longest line read from an engine; the rest of a longer one is dropped.
+const MAX_LINE: usize = 1 << 16;
+
+/// Lines read ahead of the runner: an engine that writes faster than the
+/// runner reads waits on its pipe instead of filling the runner's memory.
+const READ_AHEAD: usize = 256;
 
 /// How to start and configure one engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -123,6 +134,8 @@ pub enum EngineError {
     Timeout,
     /// The runner was told to stop (Ctrl-C or a decided SPRT).
     Aborted,
+    /// The engine answered its set-up (parameters, `init`) with an error.
+    Refused(String),
 }
 
 impl fmt::Display for EngineError {
@@ -132,6 +145,7 @@ impl fmt::Display for EngineError {
             EngineError::Exited => write!(f, "exited or crashed"),
             EngineError::Timeout => write!(f, "did not answer in time"),
             EngineError::Aborted => write!(f, "aborted"),
+            EngineError::Refused(e) => write!(f, "refused its set-up: {e}"),
         }
     }
 }
@@ -149,6 +163,8 @@ pub struct Reply {
     pub depth: Option<u32>,
     /// Wall time from sending `go` to reading `done`.
     pub elapsed: Duration,
+    /// `error` lines the engine wrote while it thought.
+    pub errors: Vec<String>,
 }
 
 /// A running engine process.
@@ -156,15 +172,22 @@ pub struct Reply {
 pub struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    /// Each line with the moment the reader got it, so that the runner's
+    /// own delays are not charged to the engine's clock.
+    lines: Receiver<(Instant, String)>,
     /// The name the engine gave in `id name=` (informational).
     pub id_name: Option<String>,
+    /// Whether the engine answered `ping` (until it fails to).
+    answers_ping: bool,
 }
 
 impl EngineProcess {
     /// Starts the engine and takes it through `hub` ... `wait`, the
     /// parameters, and `init` ... `ready`.
     pub fn start(spec: &EngineSpec, stop: &AtomicBool) -> Result<EngineProcess, EngineError> {
+        if let Some(dir) = spec.dir.as_ref().filter(|d| !d.is_dir()) {
+            return Err(EngineError::Spawn(format!("working directory {} does not exist", dir.display())));
+        }
         let mut cmd = Command::new(&spec.command[0]);
         cmd.args(&spec.command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
         if let Some(dir) = &spec.dir {
@@ -180,29 +203,16 @@ impl EngineProcess {
             let _ = child.wait();
             return Err(EngineError::Spawn("no pipes to the engine".into()));
         };
-        let (tx, lines) = mpsc::channel();
-        let reader = std::thread::Builder::new().name("dammer-match-reader".into()).spawn(move || {
-            let mut out = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match out.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                        if tx.send(line).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
+        let (tx, lines) = mpsc::sync_channel(READ_AHEAD);
+        let reader = std::thread::Builder::new()
+            .name("dammer-match-reader".into())
+            .spawn(move || read_lines(BufReader::new(stdout), &tx));
         if let Err(e) = reader {
             let _ = child.kill();
             let _ = child.wait();
             return Err(EngineError::Spawn(format!("no reader thread: {e}")));
         }
-        let mut engine = EngineProcess { child, stdin, lines, id_name: None };
+        let mut engine = EngineProcess { child, stdin, lines, id_name: None, answers_ping: true };
         let deadline = Instant::now() + STARTUP_TIMEOUT;
         engine.send("hub")?;
         let mut declared = Vec::new();
@@ -225,8 +235,44 @@ impl EngineProcess {
             engine.send(&format!("set-param name={} value={}", quote(name), quote(value)))?;
         }
         engine.send("init")?;
-        while engine.receive(deadline, stop)?.command != "ready" {}
+        // An engine that refuses a parameter says so with `error` before
+        // `ready`: a match must not run on with settings it did not take.
+        let mut refused = Vec::new();
+        loop {
+            let msg = engine.receive(deadline, stop)?;
+            match msg.command.as_str() {
+                "error" => refused.push(msg.get("message").unwrap_or("(no message)").to_string()),
+                "ready" => break,
+                _ => {}
+            }
+        }
+        if !refused.is_empty() {
+            return Err(EngineError::Refused(refused.join("; ")));
+        }
         Ok(engine)
+    }
+
+    /// Sends `ping` and waits for `pong`: whatever the engine was doing
+    /// (clearing its table at `new-game`) is done before a clock starts.
+    /// An engine that does not answer within [`SYNC_TIMEOUT`] is taken not
+    /// to know `ping` and is not asked again.
+    pub fn sync(&mut self, stop: &AtomicBool) -> Result<(), EngineError> {
+        if !self.answers_ping {
+            return Ok(());
+        }
+        self.send("ping")?;
+        let deadline = Instant::now() + SYNC_TIMEOUT;
+        loop {
+            match self.receive(deadline, stop) {
+                Ok(msg) if msg.command == "pong" => return Ok(()),
+                Ok(_) => {}
+                Err(EngineError::Timeout) => {
+                    self.answers_ping = false;
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Writes one line to the engine.
@@ -243,6 +289,15 @@ impl EngineProcess {
     /// The next parsable line, waiting until `deadline`; unreadable lines
     /// are skipped, as the protocol asks of both sides.
     fn receive(&mut self, deadline: Instant, stop: &AtomicBool) -> Result<Message, EngineError> {
+        self.receive_timed(deadline, stop).map(|(_, msg)| msg)
+    }
+
+    /// [`EngineProcess::receive`] with the moment the line was read.
+    fn receive_timed(
+        &mut self,
+        deadline: Instant,
+        stop: &AtomicBool,
+    ) -> Result<(Instant, Message), EngineError> {
         loop {
             if stop.load(Ordering::Relaxed) {
                 return Err(EngineError::Aborted);
@@ -254,9 +309,9 @@ impl EngineProcess {
             // Wake up now and then to notice a stop request.
             let wait = (deadline - now).min(Duration::from_millis(50));
             match self.lines.recv_timeout(wait) {
-                Ok(line) => {
+                Ok((at, line)) => {
                     if let Ok(Some(msg)) = Message::parse(&line) {
-                        return Ok(msg);
+                        return Ok((at, msg));
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -280,8 +335,9 @@ impl EngineProcess {
         let start = Instant::now();
         let deadline = start + allowed;
         let (mut score, mut depth) = (None, None);
+        let mut errors = Vec::new();
         loop {
-            let msg = self.receive(deadline, stop)?;
+            let (at, msg) = self.receive_timed(deadline, stop)?;
             match msg.command.as_str() {
                 "info" => {
                     if let Some(s) = msg.get("score").and_then(|v| v.parse::<f64>().ok()) {
@@ -293,7 +349,16 @@ impl EngineProcess {
                 }
                 "done" => {
                     let mv = msg.get("move").unwrap_or("").to_string();
-                    return Ok(Reply { mv, score, depth, elapsed: start.elapsed() });
+                    return Ok(Reply {
+                        mv,
+                        score,
+                        depth,
+                        elapsed: at.saturating_duration_since(start),
+                        errors,
+                    });
+                }
+                "error" if errors.len() < 10 => {
+                    errors.push(msg.get("message").unwrap_or("(no message)").to_string());
                 }
                 _ => {}
             }
@@ -311,6 +376,37 @@ impl EngineProcess {
             std::thread::sleep(Duration::from_millis(10));
         }
         // Drop kills it.
+    }
+}
+
+/// The reader thread: passes each line of `out` (cut at [`MAX_LINE`]
+/// bytes) with the moment it arrived, until the engine closes its output or
+/// the runner goes away.
+fn read_lines(mut out: impl BufRead, tx: &mpsc::SyncSender<(Instant, String)>) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match (&mut out).take(MAX_LINE as u64).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let at = Instant::now();
+        if buf.last() != Some(&b'\n') && buf.len() >= MAX_LINE {
+            // Drop the rest of an over-long line, a bounded piece at a time.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                match (&mut out).take(MAX_LINE as u64).read_until(b'\n', &mut rest) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) if rest.last() == Some(&b'\n') => break,
+                    Ok(_) => {}
+                }
+            }
+        }
+        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+        if tx.send((at, line)).is_err() {
+            return;
+        }
     }
 }
 
@@ -337,6 +433,21 @@ mod tests {
         assert_eq!(split_command("  'a b' \"c d\" e\\ f ").unwrap(), words(&["a b", "c d", "e f"]));
         assert_eq!(split_command("x ''").unwrap(), words(&["x", ""]));
         assert!(split_command("x 'open").is_err());
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_reading_stays_bounded() {
+        let mut text = b"info depth=1\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE + 10));
+        text.extend(b"\ndone move=32-28\n");
+        let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+        read_lines(std::io::Cursor::new(text), &tx);
+        drop(tx);
+        let lines: Vec<String> = rx.iter().map(|(_, l)| l).collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0], "info depth=1");
+        assert_eq!(lines[1].len(), MAX_LINE);
+        assert_eq!(lines[2], "done move=32-28");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::base::duration::format_duration;
+use crate::engine::options;
 use crate::rules::game::{DrawReason, Game, GameResult};
 use crate::rules::movegen::Move;
 use crate::rules::position::{Color, Position};
@@ -56,11 +57,9 @@ impl TimeControl {
             Some((t, i)) => (t, i),
             None => (rest, "0"),
         };
-        let time: f64 = time.trim().parse().map_err(|_| bad())?;
-        let inc: f64 = inc.trim().parse().map_err(|_| bad())?;
-        if !(time.is_finite() && inc.is_finite() && time > 0.0 && inc >= 0.0) {
-            return Err(bad());
-        }
+        // Times beyond a billion seconds saturate: such a clock is forever.
+        let time = options::think_time("time", time).map_err(|e| format!("{}: {e}", bad()))?.as_secs_f64();
+        let inc = options::seconds("increment", inc).map_err(|e| format!("{}: {e}", bad()))?;
         Ok(TimeControl::Clock { moves, time, inc })
     }
 
@@ -102,6 +101,17 @@ pub struct ResignAdjudication {
     pub moves: u32,
 }
 
+/// Which draw rules end a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawRules {
+    /// Every FMJD rule: threefold repetition, the 25-move king rule and the
+    /// 16- and 5-move endgame rules.
+    All,
+    /// Threefold repetition only, as some GUIs play (long king endings then
+    /// go on to the maximum game length).
+    Repetition,
+}
+
 /// Everything a run needs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -113,6 +123,11 @@ pub struct Config {
     pub tc: TimeControl,
     /// Extra time an engine may take before it loses on time.
     pub margin: Duration,
+    /// Charged to a clock on every move on top of the time the engine took,
+    /// as a GUI's latency is (clock time controls only).
+    pub gui_overhead: Duration,
+    /// The draw rules applied.
+    pub draw_rules: DrawRules,
     /// Openings, each played twice with colours swapped.
     pub openings: Vec<Opening>,
     /// Games per pairing (default: every opening with both colours).
@@ -176,6 +191,15 @@ struct Job {
     pair_key: usize,
 }
 
+/// How a game was lost other than on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Forfeit {
+    /// No move within the time.
+    Time,
+    /// A crash, an illegal move or a failed start.
+    Failure,
+}
+
 /// A finished game.
 #[derive(Clone, Debug)]
 pub struct GameRecord {
@@ -195,6 +219,8 @@ pub struct GameRecord {
     pub moves: Vec<(Move, Option<String>)>,
     /// Engine failures during the game (illegal move, crash, time-out).
     pub faults: Vec<String>,
+    /// The engine that lost by a fault, and whether on time.
+    pub forfeit: Option<(usize, Forfeit)>,
     pairing: usize,
     pair_key: usize,
 }
@@ -227,6 +253,10 @@ pub struct Summary {
     pub sprt: Option<(SprtVerdict, f64)>,
     /// Faults seen (engine, what happened).
     pub faults: Vec<String>,
+    /// Games lost on time, per engine.
+    pub time_forfeits: Vec<u32>,
+    /// Games lost by a crash, an illegal move or a failed start, per engine.
+    pub failures: Vec<u32>,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -303,6 +333,8 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         interrupted: false,
         sprt: None,
         faults: Vec::new(),
+        time_forfeits: vec![0; names.len()],
+        failures: vec![0; names.len()],
         elapsed: Duration::ZERO,
     };
     let started = Instant::now();
@@ -351,6 +383,11 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                 None => {
                     half_pairs.insert((record.pairing, record.pair_key), first_points);
                 }
+            }
+            match record.forfeit {
+                Some((engine, Forfeit::Time)) => summary.time_forfeits[engine] += 1,
+                Some((engine, Forfeit::Failure)) => summary.failures[engine] += 1,
+                None => {}
             }
             for fault in &record.faults {
                 summary.faults.push(format!("game {}: {fault}", record.number));
@@ -446,6 +483,9 @@ struct SideState {
     winning: u32,
 }
 
+/// The PDN termination of a game lost on time.
+const TIME_FORFEIT: &str = "time forfeit";
+
 /// Plays one game; None when the run was stopped before it finished.
 fn play_game(
     cfg: &Config,
@@ -468,6 +508,7 @@ fn play_game(
         start: opening.start,
         moves: opening.moves.iter().map(|m| (*m, None)).collect(),
         faults: Vec::new(),
+        forfeit: None,
         pairing: job.pairing,
         pair_key: job.pair_key,
     };
@@ -476,15 +517,20 @@ fn play_game(
         record.outcome = Outcome::loss_for(side);
         record.termination = termination.to_string();
         record.faults.push(detail);
+        let how = if termination == TIME_FORFEIT { Forfeit::Time } else { Forfeit::Failure };
+        record.forfeit = Some((index(side), how));
     };
     // Start (or reuse) both engines and tell them a new game begins.
     for side in [Color::White, Color::Black] {
         let idx = index(side);
         let spec = &cfg.engines[idx];
+        // `new-game` clears the engine's table: wait for that before any
+        // clock runs.
         let ready = match engines.remove(&idx) {
-            Some(mut e) => e.send("new-game").map(|()| e),
-            None => EngineProcess::start(spec, stop).and_then(|mut e| e.send("new-game").map(|()| e)),
-        };
+            Some(e) => Ok(e),
+            None => EngineProcess::start(spec, stop),
+        }
+        .and_then(|mut e| e.send("new-game").and_then(|()| e.sync(stop)).map(|()| e));
         match ready {
             Ok(e) => {
                 engines.insert(idx, e);
@@ -506,7 +552,15 @@ fn play_game(
     let opening_plies = game.moves().len();
     let margin = cfg.margin.as_secs_f64();
     loop {
-        match game.result() {
+        let result = match game.result() {
+            GameResult::Draw(why)
+                if cfg.draw_rules == DrawRules::Repetition && why != DrawReason::Repetition =>
+            {
+                GameResult::Ongoing
+            }
+            other => other,
+        };
+        match result {
             GameResult::Ongoing => {}
             GameResult::Win(c) => {
                 record.outcome = if c == Color::White { Outcome::WhiteWins } else { Outcome::BlackWins };
@@ -546,17 +600,16 @@ fn play_game(
         let history: Vec<String> = game.moves().iter().map(Move::to_string).collect();
         let pos_line = format!("pos pos={start_hub} moves=\"{}\"", history.join(" "));
         let engine = engines.get_mut(&idx)?;
-        let allowed_wait = Duration::from_secs_f64((allowed + margin).max(0.0));
+        let allowed_wait = options::saturating_duration(allowed + margin);
         let reply = match engine.think(&pos_line, &level, allowed_wait, stop) {
             Ok(r) => r,
             Err(_) if stop.load(Ordering::Relaxed) => return None,
             Err(e) => {
                 engines.remove(&idx);
                 let (termination, detail) = match e {
-                    EngineError::Timeout => (
-                        "time forfeit",
-                        format!("{name} lost on time (no move within {allowed:.3}s + margin)"),
-                    ),
+                    EngineError::Timeout => {
+                        (TIME_FORFEIT, format!("{name} lost on time (no move within {allowed:.3}s + margin)"))
+                    }
                     other => ("engine failure", format!("{name} {other}")),
                 };
                 forfeit(&mut record, side, termination, detail);
@@ -569,10 +622,13 @@ fn play_game(
             forfeit(
                 &mut record,
                 side,
-                "time forfeit",
+                TIME_FORFEIT,
                 format!("{name} lost on time ({used:.3}s for {allowed:.3}s)"),
             );
             break;
+        }
+        for e in &reply.errors {
+            record.faults.push(format!("{name} said: {e}"));
         }
         let m = match game.play_text(&reply.mv) {
             Ok(m) => m,
@@ -590,7 +646,7 @@ fn play_game(
         let state = &mut sides[me];
         state.moves += 1;
         if let TimeControl::Clock { moves, time, inc } = cfg.tc {
-            state.clock += inc - used;
+            state.clock += inc - used - cfg.gui_overhead.as_secs_f64();
             if moves.is_some_and(|m| state.moves % m == 0) {
                 state.clock += time;
             }
@@ -747,8 +803,20 @@ pub fn report(summary: &Summary, sprt: Option<Sprt>) -> Vec<String> {
             lines.push(format!("  {:>2}. {:<20} {pts:>6.1} / {games}", rank + 1, names[i]));
         }
     }
-    if !summary.faults.is_empty() {
-        lines.push(format!("engine faults: {}", summary.faults.len()));
+    // Losses on time and by failure are counted in the results above; say
+    // how many there were, so that a crash or a flag is not read as strength.
+    let forfeits: u32 = summary.time_forfeits.iter().chain(&summary.failures).sum();
+    if forfeits > 0 {
+        let per_engine = |counts: &[u32]| {
+            counts.iter().zip(names).map(|(n, name)| format!("{name} {n}")).collect::<Vec<_>>().join(", ")
+        };
+        lines.push(format!("games lost on time: {}", per_engine(&summary.time_forfeits)));
+        lines.push(format!("games lost by an engine failure: {}", per_engine(&summary.failures)));
+    } else {
+        lines.push("games lost on time or by an engine failure: none".into());
+    }
+    if summary.faults.len() > forfeits as usize {
+        lines.push(format!("engine faults in all (errors included): {}", summary.faults.len()));
     }
     lines
 }
@@ -769,8 +837,12 @@ mod tests {
         );
         assert_eq!(TimeControl::parse_clock("40/120+1").unwrap().pdn(), "40/120+1");
         assert_eq!(TimeControl::MoveTime(0.1).pdn(), "0.1s/move");
-        for bad in ["", "x", "0", "-5", "10+-1", "0/10", "a/10", "10+", "inf"] {
+        for bad in ["", "x", "0", "-5", "10+-1", "0/10", "a/10", "10+", "nan"] {
             assert!(TimeControl::parse_clock(bad).is_err(), "{bad}");
+        }
+        // A clock beyond a billion seconds is forever, not an overflow.
+        for huge in ["1e30", "10+1e30", "inf"] {
+            assert!(TimeControl::parse_clock(huge).is_ok(), "{huge}");
         }
     }
 
@@ -782,6 +854,8 @@ mod tests {
             gauntlet: false,
             tc: TimeControl::MoveTime(0.1),
             margin: Duration::from_millis(50),
+            gui_overhead: Duration::ZERO,
+            draw_rules: DrawRules::All,
             openings: crate::tools::openings::parse_openings(crate::tools::openings::DEFAULT_OPENINGS, false)
                 .unwrap(),
             games: Some(4),
