@@ -6,10 +6,13 @@ mod common;
 
 mod egdb;
 mod eval;
+mod fuzz;
 mod hub;
+mod inputs;
 mod layers;
 mod matches;
 mod perft;
 mod random;
 mod rules;
 mod search;
+mod timing;

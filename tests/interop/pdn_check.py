@@ -31,6 +31,8 @@ def main():
         if run.returncode != 0:
             print(run.stdout, run.stderr)
             return 1
+        if "games lost on time or by an engine failure: none" not in run.stdout:
+            failures.append("the match report counts forfeits:\n" + run.stdout[-2000:])
         games = PDNReader(filename=pdn).games
         if len(games) != GAMES:
             failures.append(f"pydraughts read {len(games)} games, expected {GAMES}")
@@ -48,6 +50,10 @@ def main():
                     failures.append(f"game {i} ply {ply}: {text} is not legal for pydraughts")
                     break
                 board.push(move)
+            # A forfeit (flag, crash, illegal move) is a bug of the engine or
+            # the runner, never an acceptable ending of these games.
+            if tags["Termination"] in ("time forfeit", "engine failure", "illegal move"):
+                failures.append(f"game {i}: ended by {tags['Termination']}")
             if game.game_ending != tags["Result"]:
                 failures.append(f"game {i}: result {game.game_ending} != tag {tags['Result']}")
             if tags["Termination"] == "no legal move":
