@@ -472,7 +472,15 @@ impl Hub {
                 self.level = Level::default();
                 Ok(())
             }
-            "pos" => self.pos(msg),
+            "pos" => {
+                // Parameters set since `init` (a new table size, tables to
+                // load) take effect now rather than at `go`, where the work
+                // would run on the engine's clock.
+                if self.tables_stale || self.params != self.applied {
+                    self.engine();
+                }
+                self.pos(msg)
+            }
             "level" => self.level(msg),
             "go" => self.go(msg),
             // Unknown commands are ignored, as the protocol asks.

@@ -49,8 +49,24 @@ const SEEDS: &[&str] = &[
 
 /// Values that have broken engines: huge, negative, not numbers.
 const EXTREMES: &[&str] = &[
-    "1e21", "1e300", "-1", "-5", "0", "-0", "inf", "-inf", "nan", "NaN", "99999999999999999999999", "1e-300",
-    "\"\"", "=", "x", "0x10", "18446744073709551616", "-9223372036854775809",
+    "1e21",
+    "1e300",
+    "-1",
+    "-5",
+    "0",
+    "-0",
+    "inf",
+    "-inf",
+    "nan",
+    "NaN",
+    "99999999999999999999999",
+    "1e-300",
+    "\"\"",
+    "=",
+    "x",
+    "0x10",
+    "18446744073709551616",
+    "-9223372036854775809",
 ];
 
 fn mutate(rng: &mut Rng, line: &str) -> Vec<u8> {
@@ -172,8 +188,25 @@ fn hub_survives_mutated_client_lines() {
             assert!(wait_for("pong", Duration::from_secs(30)), "no pong after line {i}");
         }
     }
-    let rss_end = rss_kb(pid);
+    // Memory is the table the last `hash` asked for plus a bounded rest:
+    // a search is done before the table is read.
     send(b"stop").unwrap();
+    send(b"hub").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let hash_mb: u64 = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let l = rx.recv_timeout(left).expect("the parameters at the end");
+        if let Some(rest) = l.strip_prefix("param name=hash value=") {
+            break rest.split(' ').next().unwrap().parse().unwrap();
+        }
+    };
+    assert!(wait_for("wait", Duration::from_secs(10)));
+    send(b"init").unwrap();
+    assert!(wait_for("ready", Duration::from_secs(60)));
+    let rss_end = rss_kb(pid);
+    if let Some(kb) = rss_end {
+        assert!(kb / 1024 <= hash_mb + 64, "{kb} kB resident with a {hash_mb} MiB table");
+    }
     send(b"pos start").unwrap();
     send(b"level depth=3").unwrap();
     send(b"go think").unwrap();
@@ -191,7 +224,7 @@ fn hub_survives_mutated_client_lines() {
     let status = child.wait().unwrap();
     assert!(status.success(), "exit status {status}");
     println!(
-        "{lines} mutated lines in {:.1} s, resident memory {} kB after init, {} kB at the end",
+        "{lines} mutated lines in {:.1} s, resident memory {} kB after init, {} kB at the end with hash {hash_mb} MiB",
         start.elapsed().as_secs_f64(),
         rss_start.unwrap_or(0),
         rss_end.unwrap_or(0)

@@ -29,7 +29,11 @@ fn run(args: &[&str], stdin: &str, timeout: Duration) -> (Option<i32>, String, S
     });
     let out = child.wait_with_output().unwrap();
     drop(killer);
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 /// Command lines refused with a clear message and exit status 2, at once.
@@ -47,13 +51,19 @@ fn command_line_refusals() {
         (&["perft", "1000"], "depth must be between 0 and 20, not 1000"),
         (&["bench", "--threads", "0"], "threads must be between 1 and 256, not 0"),
         (&["bench", "--hash", "99999999"], "hash must be between 1 and 65536, not 99999999"),
-        (&["selfplay", "--out", "/nonexistent/x", "--games", "1", "--threads", "0"], "threads must be between 1"),
+        (
+            &["selfplay", "--out", "/nonexistent/x", "--games", "1", "--threads", "0"],
+            "threads must be between 1",
+        ),
         (&["tune", "/nonexistent/x", "--out", "/nonexistent/y", "--batch", "0"], "batch must be between 1"),
         (
             &["match", "--engine", "cmd=x", "--engine", "cmd=y", "--movetime", "-1"],
             "movetime must be more than 0 seconds, not -1",
         ),
-        (&["match", "--engine", "cmd=x", "--engine", "cmd=y", "--movetime", "1", "--games", "0"], "games must be"),
+        (
+            &["match", "--engine", "cmd=x", "--engine", "cmd=y", "--movetime", "1", "--games", "0"],
+            "games must be",
+        ),
         (
             &["match", "--engine", "cmd=x", "dir=/nonexistent", "--engine", "cmd=y", "--movetime", "1"],
             "working directory /nonexistent does not exist",
@@ -75,10 +85,12 @@ fn command_line_refusals() {
 /// runs until another limit (here a depth) ends it.
 #[test]
 fn huge_times_saturate() {
-    let (code, stdout, stderr) = run(&["analyse", "--time", "1e20", "--depth", "3"], "", Duration::from_secs(20));
+    let (code, stdout, stderr) =
+        run(&["analyse", "--time", "1e20", "--depth", "3"], "", Duration::from_secs(20));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("best move"), "{stdout}");
-    let (code, stdout, stderr) = run(&["analyse", "--time", "inf", "--depth", "2"], "", Duration::from_secs(20));
+    let (code, stdout, stderr) =
+        run(&["analyse", "--time", "inf", "--depth", "2"], "", Duration::from_secs(20));
     assert_eq!(code, Some(0), "{stderr}{stdout}");
 }
 
@@ -105,7 +117,10 @@ fn hub_inputs_answered() {
         "bad position: White has 21 pieces",
         "bad position: there is no piece on the board",
     ] {
-        assert!(lines.iter().any(|l| l.starts_with("error message=") && l.contains(message)), "{message}: {stdout}");
+        assert!(
+            lines.iter().any(|l| l.starts_with("error message=") && l.contains(message)),
+            "{message}: {stdout}"
+        );
     }
     assert!(lines.contains(&"pong"), "{stdout}");
 }
