@@ -251,7 +251,7 @@ fn parsers_survive_mutated_positions_and_moves() {
             assert!(p.pieces(p.side().opponent()) != 0, "{mutated}");
             assert_eq!(Position::parse(&p.to_fen()).unwrap(), p, "{mutated}");
             let mut game = Game::new(p);
-            for word in mutated.split(|c: char| c == ':' || c == ',' || c == ' ').take(8) {
+            for word in mutated.split([':', ',', ' ']).take(8) {
                 let _ = game.play_text(word);
             }
         }
