@@ -79,6 +79,28 @@ fn init_logging(log_file: Option<&std::path::Path>) -> Result<(), String> {
     Ok(())
 }
 
+/// Lets a closed standard output end the process quietly, as it ends any
+/// Unix tool (`dammer legal - < many | head`): Rust ignores SIGPIPE, and
+/// printing to a closed pipe would then panic. The Hub front end keeps the
+/// signal ignored: it handles a GUI that went away itself.
+#[cfg(unix)]
+fn default_sigpipe() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: `signal` is the C library's, with its C signature; restoring
+    // the default action of SIGPIPE touches no memory of ours and runs
+    // before any other thread exists.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
     let matches = <Cli as clap::CommandFactory>::command().get_matches();
     let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
@@ -93,6 +115,9 @@ fn main() -> ExitCode {
         .map(|occ| occ.map(|group| group.cloned().collect()).collect())
         .unwrap_or_default();
     let command = cli.command.unwrap_or(Command::Hub { log_file: None });
+    if !matches!(command, Command::Hub { .. }) {
+        default_sigpipe();
+    }
     let log_file = match &command {
         Command::Hub { log_file } => log_file.clone(),
         _ => None,

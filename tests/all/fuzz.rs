@@ -193,9 +193,13 @@ fn hub_survives_mutated_client_lines() {
     send(b"stop").unwrap();
     send(b"hub").unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
+    let mut threads = 0u64;
     let hash_mb: u64 = loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let l = rx.recv_timeout(left).expect("the parameters at the end");
+        if let Some(rest) = l.strip_prefix("param name=threads value=") {
+            threads = rest.split(' ').next().unwrap().parse().unwrap();
+        }
         if let Some(rest) = l.strip_prefix("param name=hash value=") {
             break rest.split(' ').next().unwrap().parse().unwrap();
         }
@@ -224,7 +228,8 @@ fn hub_survives_mutated_client_lines() {
     let status = child.wait().unwrap();
     assert!(status.success(), "exit status {status}");
     println!(
-        "{lines} mutated lines in {:.1} s, resident memory {} kB after init, {} kB at the end with hash {hash_mb} MiB",
+        "{lines} mutated lines in {:.1} s, resident memory {} kB after init, {} kB at the end \
+         with hash {hash_mb} MiB and {threads} threads",
         start.elapsed().as_secs_f64(),
         rss_start.unwrap_or(0),
         rss_end.unwrap_or(0)

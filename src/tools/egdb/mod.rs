@@ -78,13 +78,7 @@ pub fn run_cli(action: EgdbCommand) -> Result<(), String> {
             crate::tools::interrupt::catch();
             let pieces = match pieces {
                 Some(n) => n,
-                None => {
-                    let n = complete_pieces(&dir)?;
-                    for line in incomplete_sets(&dir, n) {
-                        println!("{line}");
-                    }
-                    n
-                }
+                None => complete_pieces(&dir)?,
             };
             let threads = threads.unwrap_or_else(default_threads);
             let r = crate::tools::egdb::verify(&dir, pieces, threads, |line| println!("{line}"))
@@ -97,6 +91,9 @@ pub fn run_cli(action: EgdbCommand) -> Result<(), String> {
                 println!("missing tables (not checked): {}", names.join(" "));
             }
             println!("{} tables, {} quiet positions checked, {} inconsistent", r.tables, r.checked, r.errors);
+            for line in incomplete_sets(&dir, pieces) {
+                println!("{line}");
+            }
             if r.errors > 0 {
                 return Err(format!("{} inconsistent positions", r.errors));
             }
