@@ -49,7 +49,12 @@ enum Input {
     Eof,
 }
 
-fn spawn_reader(tx: mpsc::Sender<Input>) {
+/// Lines read ahead of the protocol loop. A client that writes faster than
+/// the engine answers (thousands of `go` in one burst) then waits on its
+/// pipe, instead of growing a queue in the engine without bound.
+const READ_AHEAD: usize = 1024;
+
+fn spawn_reader(tx: mpsc::SyncSender<Input>) {
     let spawned = std::thread::Builder::new().name("dammer-hub-reader".into()).spawn(move || {
         let stdin = io::stdin();
         let mut lock = stdin.lock();
@@ -495,7 +500,7 @@ impl Hub {
 
 /// Runs the Hub protocol on stdin and stdout until `quit` or end of input.
 pub fn run() {
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
     spawn_reader(tx);
     let mut hub = Hub::new();
     loop {

@@ -1,6 +1,7 @@
 //! A Hub engine seen from the other side: a child process driven through
 //! its standard input and output, with deadlines on every answer.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -163,6 +164,9 @@ pub struct Reply {
     pub depth: Option<u32>,
     /// Wall time from sending `go` to reading `done`.
     pub elapsed: Duration,
+    /// Of `elapsed`, the time the engine's busiest thread waited for a CPU
+    /// (the machine's stall, not the engine's thinking; Linux only, else 0).
+    pub stall: Duration,
     /// `error` lines the engine wrote while it thought.
     pub errors: Vec<String>,
 }
@@ -331,13 +335,28 @@ impl EngineProcess {
     ) -> Result<Reply, EngineError> {
         self.send(position)?;
         self.send(level)?;
+        let waits = cpu_waits(self.child.id());
         self.send("go think")?;
         let start = Instant::now();
-        let deadline = start + allowed;
+        let mut deadline = start + allowed;
         let (mut score, mut depth) = (None, None);
         let mut errors = Vec::new();
         loop {
-            let (at, msg) = self.receive_timed(deadline, stop)?;
+            let (at, msg) = match self.receive_timed(deadline, stop) {
+                Ok(received) => received,
+                // A machine too busy to run the engine is not the engine's
+                // fault: the time its thread waited for a CPU extends the
+                // deadline, up to MAX_STALL in all.
+                Err(EngineError::Timeout) => {
+                    let stall = stall_since(self.child.id(), &waits).min(MAX_STALL);
+                    if start + allowed + stall > Instant::now() {
+                        deadline = start + allowed + stall;
+                        continue;
+                    }
+                    return Err(EngineError::Timeout);
+                }
+                Err(e) => return Err(e),
+            };
             match msg.command.as_str() {
                 "info" => {
                     if let Some(s) = msg.get("score").and_then(|v| v.parse::<f64>().ok()) {
@@ -349,13 +368,9 @@ impl EngineProcess {
                 }
                 "done" => {
                     let mv = msg.get("move").unwrap_or("").to_string();
-                    return Ok(Reply {
-                        mv,
-                        score,
-                        depth,
-                        elapsed: at.saturating_duration_since(start),
-                        errors,
-                    });
+                    let elapsed = at.saturating_duration_since(start);
+                    let stall = stall_since(self.child.id(), &waits).min(elapsed);
+                    return Ok(Reply { mv, score, depth, elapsed, stall, errors });
                 }
                 "error" if errors.len() < 10 => {
                     errors.push(msg.get("message").unwrap_or("(no message)").to_string());
@@ -377,6 +392,34 @@ impl EngineProcess {
         }
         // Drop kills it.
     }
+}
+
+/// Most of a move's time forgiven as the machine's stall.
+const MAX_STALL: Duration = Duration::from_secs(10);
+
+/// How long each thread of process `pid` has waited for a CPU so far, by
+/// thread id (Linux's per-thread schedstat: run time, run-queue wait,
+/// slices). Empty where the system does not say.
+fn cpu_waits(pid: u32) -> HashMap<u32, u64> {
+    let mut waits = HashMap::new();
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return waits };
+    for entry in dir.flatten() {
+        let Some(tid) = entry.file_name().to_str().and_then(|t| t.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("schedstat")) else { continue };
+        if let Some(wait) = stat.split_whitespace().nth(1).and_then(|w| w.parse::<u64>().ok()) {
+            waits.insert(tid, wait);
+        }
+    }
+    waits
+}
+
+/// The longest wait for a CPU of any one thread of `pid` since `before`
+/// (a thread started since then counts from zero): the time the machine
+/// kept the engine's search from running.
+fn stall_since(pid: u32, before: &HashMap<u32, u64>) -> Duration {
+    let now = cpu_waits(pid);
+    let most = now.iter().map(|(tid, w)| w.saturating_sub(before.get(tid).copied().unwrap_or(0))).max();
+    Duration::from_nanos(most.unwrap_or(0))
 }
 
 /// The reader thread: passes each line of `out` (cut at [`MAX_LINE`]

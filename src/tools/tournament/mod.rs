@@ -221,6 +221,9 @@ pub struct GameRecord {
     pub faults: Vec<String>,
     /// The engine that lost by a fault, and whether on time.
     pub forfeit: Option<(usize, Forfeit)>,
+    /// Moves on which the engine waited at least [`STALL_WORTH_COUNTING`]
+    /// for a CPU (not charged to its clock), with that wait.
+    pub stalls: Vec<Duration>,
     pairing: usize,
     pair_key: usize,
 }
@@ -257,6 +260,9 @@ pub struct Summary {
     pub time_forfeits: Vec<u32>,
     /// Games lost by a crash, an illegal move or a failed start, per engine.
     pub failures: Vec<u32>,
+    /// Moves on which an engine waited for a CPU at least
+    /// [`STALL_WORTH_COUNTING`] (not charged), and the longest such wait.
+    pub stalls: (u64, Duration),
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -335,6 +341,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         faults: Vec::new(),
         time_forfeits: vec![0; names.len()],
         failures: vec![0; names.len()],
+        stalls: (0, Duration::ZERO),
         elapsed: Duration::ZERO,
     };
     let started = Instant::now();
@@ -384,6 +391,8 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                     half_pairs.insert((record.pairing, record.pair_key), first_points);
                 }
             }
+            summary.stalls.0 += record.stalls.len() as u64;
+            summary.stalls.1 = record.stalls.iter().fold(summary.stalls.1, |m, s| m.max(*s));
             match record.forfeit {
                 Some((engine, Forfeit::Time)) => summary.time_forfeits[engine] += 1,
                 Some((engine, Forfeit::Failure)) => summary.failures[engine] += 1,
@@ -483,6 +492,9 @@ struct SideState {
     winning: u32,
 }
 
+/// A wait for a CPU this long is a stall of the machine worth reporting.
+pub const STALL_WORTH_COUNTING: Duration = Duration::from_millis(10);
+
 /// The PDN termination of a game lost on time.
 const TIME_FORFEIT: &str = "time forfeit";
 
@@ -509,6 +521,7 @@ fn play_game(
         moves: opening.moves.iter().map(|m| (*m, None)).collect(),
         faults: Vec::new(),
         forfeit: None,
+        stalls: Vec::new(),
         pairing: job.pairing,
         pair_key: job.pair_key,
     };
@@ -616,7 +629,12 @@ fn play_game(
                 break;
             }
         };
-        let used = reply.elapsed.as_secs_f64();
+        // The clock runs while the engine could run: what it waited for a
+        // CPU on a busy machine is not charged (it is counted apart).
+        let used = reply.elapsed.saturating_sub(reply.stall).as_secs_f64();
+        if reply.stall >= STALL_WORTH_COUNTING {
+            record.stalls.push(reply.stall);
+        }
         if used > allowed + margin {
             engines.remove(&idx);
             forfeit(
@@ -814,6 +832,15 @@ pub fn report(summary: &Summary, sprt: Option<Sprt>) -> Vec<String> {
         lines.push(format!("games lost by an engine failure: {}", per_engine(&summary.failures)));
     } else {
         lines.push("games lost on time or by an engine failure: none".into());
+    }
+    if summary.stalls.0 > 0 {
+        lines.push(format!(
+            "moves on which the machine kept an engine from running for {} ms or more (not charged): {}, \
+             the longest {} ms",
+            STALL_WORTH_COUNTING.as_millis(),
+            summary.stalls.0,
+            summary.stalls.1.as_millis()
+        ));
     }
     if summary.faults.len() > forfeits as usize {
         lines.push(format!("engine faults in all (errors included): {}", summary.faults.len()));
