@@ -68,9 +68,19 @@ fn spawn_reader(tx: mpsc::SyncSender<Input>) {
                 }
                 Ok(_) => {
                     if buf.last() != Some(&b'\n') && buf.len() >= MAX_LINE {
-                        // Skip the rest of the over-long line.
-                        let mut rest = Vec::new();
-                        let _ = lock.read_until(b'\n', &mut rest);
+                        // Skip the rest of the over-long line, a bounded
+                        // piece at a time (it may never end).
+                        loop {
+                            buf.clear();
+                            match io::Read::take(&mut lock, MAX_LINE as u64).read_until(b'\n', &mut buf) {
+                                Ok(0) | Err(_) => {
+                                    let _ = tx.send(Input::Eof);
+                                    return;
+                                }
+                                Ok(_) if buf.last() == Some(&b'\n') => break,
+                                Ok(_) => {}
+                            }
+                        }
                         if tx.send(Input::TooLong).is_err() {
                             return;
                         }

@@ -36,7 +36,18 @@ def parse_hub(text):
 
 
 def random_placement(rng):
-    """A legal random position with a varying share of kings."""
+    """A legal random position with a varying share of kings: at most 20
+    pieces a side, and a piece for the side that moved last (draws the
+    rules do not allow are drawn again)."""
+    while True:
+        fen = random_draw(rng)
+        side, white, black = fen.split(":")
+        counts = {"W": len(white) > 1 and white.count(",") + 1, "B": len(black) > 1 and black.count(",") + 1}
+        if counts["W"] <= 20 and counts["B"] <= 20 and counts["B" if side == "W" else "W"] > 0:
+            return fen
+
+
+def random_draw(rng):
     fill = rng.randint(4, 40)
     king_share = rng.choice([0, 10, 30, 60, 100])
     white, black = [], []
