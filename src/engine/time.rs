@@ -6,9 +6,10 @@
 //! the best move is, and a hard one that stops the search wherever it is.
 //! Clock budgets keep back the move overhead (what the GUI charges a move
 //! beyond the engine's thinking) for every move still to pay for, and a
-//! small safety margin, so that the engine never loses on time. A pondering search has no deadline
-//! until the ponder hit; from then on the deadlines count from the hit. The
-//! [`TimeManager`] of the main search thread holds all of this.
+//! small safety margin, so that the engine never loses on time. A pondering
+//! search has no deadline until the ponder hit; from then on the deadlines
+//! count from the hit. The [`TimeManager`] of the main search thread holds
+//! all of this.
 
 use std::time::{Duration, Instant};
 
