@@ -6,11 +6,12 @@
 //! handled while it thinks. Every output line goes through [`emit`], which
 //! writes and flushes it whole. Nothing is written to stderr.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::base::lines::{read_line, Line};
 use crate::engine::egdb::{self, Pieces, Tables};
 use crate::engine::eval::Evaluation;
 use crate::engine::options::{
@@ -60,37 +61,16 @@ fn spawn_reader(tx: mpsc::SyncSender<Input>) {
         let mut lock = stdin.lock();
         let mut buf = Vec::new();
         loop {
-            buf.clear();
-            match io::Read::take(&mut lock, MAX_LINE as u64).read_until(b'\n', &mut buf) {
-                Ok(0) | Err(_) => {
+            let input = match read_line(&mut lock, &mut buf, MAX_LINE) {
+                Line::Whole => Input::Line(String::from_utf8_lossy(&buf).into_owned()),
+                Line::TooLong => Input::TooLong,
+                Line::End => {
                     let _ = tx.send(Input::Eof);
                     return;
                 }
-                Ok(_) => {
-                    if buf.last() != Some(&b'\n') && buf.len() >= MAX_LINE {
-                        // Skip the rest of the over-long line, a bounded
-                        // piece at a time (it may never end).
-                        loop {
-                            buf.clear();
-                            match io::Read::take(&mut lock, MAX_LINE as u64).read_until(b'\n', &mut buf) {
-                                Ok(0) | Err(_) => {
-                                    let _ = tx.send(Input::Eof);
-                                    return;
-                                }
-                                Ok(_) if buf.last() == Some(&b'\n') => break,
-                                Ok(_) => {}
-                            }
-                        }
-                        if tx.send(Input::TooLong).is_err() {
-                            return;
-                        }
-                        continue;
-                    }
-                    let line = String::from_utf8_lossy(&buf).into_owned();
-                    if tx.send(Input::Line(line)).is_err() {
-                        return;
-                    }
-                }
+            };
+            if tx.send(input).is_err() {
+                return;
             }
         }
     });

@@ -3,13 +3,14 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use crate::base::lines::{read_line, Line};
 use crate::hub::{quote, Message};
 
 /// How long an engine may take to answer `hub` and `init`.
@@ -428,24 +429,11 @@ fn stall_since(pid: u32, before: &HashMap<u32, u64>) -> Duration {
 fn read_lines(mut out: impl BufRead, tx: &mpsc::SyncSender<(Instant, String)>) {
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        match (&mut out).take(MAX_LINE as u64).read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
+        // An over-long line is passed on cut, its rest dropped.
+        if read_line(&mut out, &mut buf, MAX_LINE) == Line::End {
+            return;
         }
         let at = Instant::now();
-        if buf.last() != Some(&b'\n') && buf.len() >= MAX_LINE {
-            // Drop the rest of an over-long line, a bounded piece at a time.
-            let mut rest = Vec::new();
-            loop {
-                rest.clear();
-                match (&mut out).take(MAX_LINE as u64).read_until(b'\n', &mut rest) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) if rest.last() == Some(&b'\n') => break,
-                    Ok(_) => {}
-                }
-            }
-        }
         let line = String::from_utf8_lossy(&buf).trim_end().to_string();
         if tx.send((at, line)).is_err() {
             return;
