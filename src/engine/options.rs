@@ -11,6 +11,8 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::engine::search::MAX_DEPTH;
+// Times belong to the time manager; they are read here.
+pub use crate::engine::time::{saturating_duration, MAX_SECONDS};
 
 /// Default transposition table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
@@ -22,8 +24,6 @@ pub const MAX_THREADS: usize = 256;
 /// Deepest perft accepted: perft 20 of the start position is far beyond any
 /// machine already, so deeper requests are mistakes, not patience.
 pub const MAX_PERFT_DEPTH: u32 = 20;
-/// A time this long (about 31 years) is forever.
-pub const MAX_SECONDS: f64 = 1e9;
 /// Default time kept back on every move for what the GUI charges beyond
 /// the engine's own thinking (GWDGUI charges about 75 ms a move), in ms.
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 100;
@@ -186,15 +186,6 @@ fn number_of_seconds(name: &'static str, text: &str) -> Result<f64, OptionError>
         Ok(x) if !x.is_nan() => Ok(x.clamp(-MAX_SECONDS, MAX_SECONDS)),
         _ => Err(OptionError::NotSeconds { name, given: text.to_string() }),
     }
-}
-
-/// The duration of `secs` seconds, saturating: below zero is zero, beyond
-/// [`MAX_SECONDS`] (or NaN) is [`MAX_SECONDS`].
-pub fn saturating_duration(secs: f64) -> Duration {
-    if secs.is_nan() {
-        return Duration::from_secs_f64(MAX_SECONDS);
-    }
-    Duration::from_secs_f64(secs.clamp(0.0, MAX_SECONDS))
 }
 
 /// A time to think (a move time, a search's time): more than 0 seconds.

@@ -14,7 +14,6 @@
 use std::time::{Duration, Instant};
 
 use crate::engine::control::SearchControl;
-use crate::engine::options::MAX_SECONDS;
 
 /// The clock of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -144,8 +143,8 @@ pub(crate) fn budget(limits: &Limits, overhead: Duration) -> Budget {
         let cap = if last_before_control { avail } else { avail * MAX_SHARE };
         let hard = (pool.max(0.0) / planned * MAX_STRETCH).min(cap).max(0.001);
         let soft = (pool.max(0.0) / planned).min(hard).max(0.001);
-        b.soft = Some(b.soft.map_or(secs(soft), |s| s.min(secs(soft))));
-        b.hard = Some(b.hard.map_or(secs(hard), |h| h.min(secs(hard))));
+        b.soft = Some(b.soft.map_or(saturating_duration(soft), |s| s.min(saturating_duration(soft))));
+        b.hard = Some(b.hard.map_or(saturating_duration(hard), |h| h.min(saturating_duration(hard))));
     }
     if limits.is_unbounded() {
         b.soft = Some(DEFAULT_MOVE_TIME);
@@ -154,10 +153,17 @@ pub(crate) fn budget(limits: &Limits, overhead: Duration) -> Budget {
     b
 }
 
-/// Seconds as a duration; a clock of years (a GUI's "untimed") is as good
-/// as [`MAX_SECONDS`].
-fn secs(s: f64) -> Duration {
-    crate::engine::options::saturating_duration(s)
+/// A time this long (about 31 years) is forever.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// The duration of `secs` seconds, saturating: below zero is zero, beyond
+/// [`MAX_SECONDS`] (or NaN) is [`MAX_SECONDS`]. A clock of years (a GUI's
+/// "untimed") is as good as forever.
+pub fn saturating_duration(secs: f64) -> Duration {
+    if secs.is_nan() {
+        return Duration::from_secs_f64(MAX_SECONDS);
+    }
+    Duration::from_secs_f64(secs.clamp(0.0, MAX_SECONDS))
 }
 
 /// What the time manager says while a search runs.
