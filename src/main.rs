@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use dammer::cli::{analyse, show};
-use dammer::tools::{bench, egdb, selfplay, tournament, tune};
+use dammer::tools::{bench, egdb, selfplay, testset, tournament, tune};
 
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
@@ -39,6 +39,12 @@ enum Command {
     /// regression with Adam); prints the loss per epoch and writes the
     /// weights file after every epoch.
     Tune(tune::TuneArgs),
+    /// Test sets from self-play data (positions with a known winner) and
+    /// how often an evaluation favours the winner at a shallow depth.
+    Testset {
+        #[command(subcommand)]
+        action: testset::TestsetCommand,
+    },
     /// Play engine-vs-engine games between Hub engines: a match (two
     /// engines), a gauntlet or a round robin, with clocks, adjudication,
     /// PDN output and Elo statistics. Ctrl-C stops and reports.
@@ -135,6 +141,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run_cli(&args),
         Command::Selfplay(args) => selfplay::run_cli(args),
         Command::Tune(args) => tune::run_cli(args),
+        Command::Testset { action } => testset::run_cli(action),
         Command::Match(args) => tournament::cli::run_cli(args, &engine_groups),
         Command::Egdb { action } => egdb::run_cli(action),
         Command::Perft(args) => show::perft(&args),

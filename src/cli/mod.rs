@@ -11,7 +11,8 @@ use crate::rules::position::Position;
 /// Which evaluation to use.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EvalArgs {
-    /// `learned` (pattern weights) or `hand` (the hand-written evaluation).
+    /// `learned` (the strongest learned evaluation), `regions` (12-square
+    /// patterns), `windows` (4x4 patterns) or `hand` (the hand-written one).
     #[arg(long, default_value = crate::engine::eval::DEFAULT_EVAL)]
     pub eval: String,
     /// A weights file for the learned evaluation (default: the embedded one).

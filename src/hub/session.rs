@@ -268,7 +268,10 @@ impl Hub {
             self.params.move_overhead.as_millis()
         ));
         emit(&format!("param name=ponder value={} type=bool", self.params.ponder));
-        emit(&format!("param name=eval value={} type=enum values=\"learned hand\"", self.params.eval));
+        emit(&format!(
+            "param name=eval value={} type=enum values=\"learned regions windows hand\"",
+            self.params.eval
+        ));
         emit(&format!("param name=weights value={} type=string", quote(&self.params.weights)));
         emit(&format!("param name=bb-path value={} type=string", quote(&self.params.bb_path)));
         emit(&format!(

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::engine::eval::Evaluation;
 use crate::engine::options;
 use crate::engine::time::Limits;
 use crate::engine::Engine;
@@ -36,10 +37,17 @@ pub struct BenchReport {
     pub time: Duration,
 }
 
-/// Searches every bench position to `depth` with a cleared table, calling
-/// `line` with one line of text per position.
-pub fn run(depth: u32, threads: usize, hash_mb: usize, mut line: impl FnMut(&str)) -> BenchReport {
+/// Searches every bench position to `depth` with a cleared table and
+/// `eval`, calling `line` with one line of text per position.
+pub fn run(
+    depth: u32,
+    threads: usize,
+    hash_mb: usize,
+    eval: Evaluation,
+    mut line: impl FnMut(&str),
+) -> BenchReport {
     let mut engine = Engine::new(threads, hash_mb);
+    engine.set_evaluation(eval);
     let limits = Limits { depth: Some(depth), analysis: true, ..Limits::default() };
     let mut nodes = 0;
     let start = Instant::now();
@@ -63,7 +71,7 @@ pub fn run(depth: u32, threads: usize, hash_mb: usize, mut line: impl FnMut(&str
 }
 
 /// The arguments of `dammer bench`.
-#[derive(clap::Args, Debug, Clone, Copy)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Depth of each search.
     #[arg(long, default_value_t = DEFAULT_DEPTH, value_parser = options::depth)]
@@ -74,12 +82,15 @@ pub struct BenchArgs {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 16, value_parser = options::hash_mb)]
     pub hash: usize,
+    /// The evaluation (the `Bench:` number of commits is the default's).
+    #[command(flatten)]
+    pub eval: crate::cli::EvalArgs,
 }
 
 /// Runs `dammer bench`, printing a line per position and the totals.
 pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
-    let BenchArgs { depth, threads, hash } = *args;
-    let report = run(depth, threads, hash, |line| println!("{line}"));
+    let BenchArgs { depth, threads, hash, eval } = args;
+    let report = run(*depth, *threads, *hash, eval.evaluation()?, |line| println!("{line}"));
     let secs = report.time.as_secs_f64();
     let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };
     println!("{} nodes {} nps", report.nodes, nps);

@@ -8,5 +8,6 @@ pub mod interrupt;
 pub mod openings;
 pub mod pdn;
 pub mod selfplay;
+pub mod testset;
 pub mod tournament;
 pub mod tune;

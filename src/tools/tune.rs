@@ -1,11 +1,19 @@
-//! `dammer tune`: fits the pattern evaluation's weights to game results by
+//! `dammer tune`: fits a learned evaluation's weights to self-play games by
 //! logistic regression. The model: P(White wins) = sigmoid(score / K) with
-//! the score linear in the features of [`crate::engine::eval::pattern`], tapered by
-//! the number of men; the loss is the cross-entropy against the result
-//! (optionally blended with the search score, `lambda`), minimised with Adam
-//! on mini-batches, with L2 regularisation of the pattern weights. Only
-//! quiet positions are used (the self-play data holds nothing else). A
-//! tenth of the games (by game number) is held out for validation.
+//! the score linear in the sparse features of the layout
+//! ([`Layout::sparse`]), tapered by the number of men; the loss is the
+//! cross-entropy against the target, the game result blended with the
+//! stored search score (`lambda`). It is minimised with Adam on
+//! mini-batches, lazily: a step updates only the weights its positions
+//! touch, so a step costs the same with 50,000 weights or 4 million. L2
+//! regularisation shrinks the pattern weights. Only quiet positions are
+//! used (the self-play data holds nothing else). A tenth of the games (by
+//! game number) is held out for validation.
+//!
+//! Memory: a position takes 16 bytes plus 4 a feature (about 25 with the
+//! regions layout), so 20 million positions take about 2.3 GB; the weights
+//! and Adam's two moments 12 bytes a weight a phase (about 50 MB for the
+//! 4.25 million weights of the regions layout).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -13,78 +21,124 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::base::rng::SplitMix;
-use crate::engine::eval::pattern::{
-    self, PatternWeights, DENSE, FEATURES, WEIGHT_SCALE, WINDOWS, WINDOW_SIZE,
-};
+use crate::engine::eval::weights::{Layout, PatternWeights, F_KINGS, F_MEN, WEIGHT_SCALE};
 use crate::tools::selfplay::Record;
 
-/// One training example, reduced to what the model reads.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sample {
-    /// Middlegame share of the weights (men / 40).
-    pub phase: f32,
-    /// Dense features (index, value), a few per position.
-    pub dense: Vec<(u16, i8)>,
-    /// Feature indices of the windows: White's (+1) and Black's (-1).
-    pub windows: [(u32, u32); WINDOWS],
+/// Bits of a packed entry that hold the feature index.
+const INDEX_BITS: u32 = 22;
+const _: () = assert!(Layout::Regions.features() < 1 << INDEX_BITS);
+const _: () = assert!(Layout::Windows.features() < 1 << INDEX_BITS);
+/// Feature values are kept within what the packed entry holds.
+const VALUE_LIMIT: i32 = (1 << (31 - INDEX_BITS)) - 1;
+
+/// Where a position's entries are and what it is fitted to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Head {
+    /// First entry.
+    start: u64,
+    /// Number of entries.
+    len: u16,
+    /// Men on the board (the phase is men / 40).
+    men: u8,
     /// Target probability that White wins.
-    pub target: f32,
+    target: f32,
+    /// The game's result for White: 0, 0.5 or 1.
+    result: f32,
 }
 
-impl Sample {
-    /// From a self-play record, with the result blended by `lambda` with
-    /// the search score seen through the same sigmoid.
-    pub fn new(r: &Record, lambda: f64, k: f64) -> Sample {
-        let f = pattern::features(&r.position);
-        let result = (f64::from(r.result) + 1.0) / 2.0;
-        let searched = sigmoid(f64::from(r.score) / k);
-        let windows = f.windows.map(|(a, b)| (u32::from(a), u32::from(b)));
-        let mut w = [(0u32, 0u32); WINDOWS];
-        for (i, (a, b)) in windows.into_iter().enumerate() {
-            let base = (DENSE + i * WINDOW_SIZE) as u32;
-            w[i] = (base + a, base + b);
-        }
-        Sample {
-            phase: f32::from(f.men.min(40)) / 40.0,
-            dense: f.dense,
-            windows: w,
-            target: ((1.0 - lambda) * result + lambda * searched) as f32,
+/// Training positions reduced to what the model reads, packed: per
+/// position a head, and its features as (index, value) in one `u32` each.
+#[derive(Clone, Debug)]
+pub struct Samples {
+    layout: Layout,
+    heads: Vec<Head>,
+    entries: Vec<u32>,
+}
+
+fn pack(index: usize, value: i32) -> u32 {
+    let v = value.clamp(-VALUE_LIMIT, VALUE_LIMIT);
+    (index as u32) | ((v as u32) << INDEX_BITS)
+}
+
+fn unpack(e: u32) -> (usize, f32) {
+    ((e & ((1 << INDEX_BITS) - 1)) as usize, ((e as i32) >> INDEX_BITS) as f32)
+}
+
+impl Samples {
+    /// No positions yet.
+    pub fn new(layout: Layout) -> Samples {
+        Samples { layout, heads: Vec::new(), entries: Vec::new() }
+    }
+
+    /// Adds `records`, each with the target `(1 - lambda) * result +
+    /// lambda * sigmoid(search score / k)`.
+    pub fn extend(&mut self, records: &[Record], lambda: f64, k: f64) {
+        let layout = self.layout;
+        let parts: Vec<(Vec<Head>, Vec<u32>)> = records
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                let mut heads = Vec::with_capacity(chunk.len());
+                let mut entries = Vec::with_capacity(chunk.len() * 28);
+                for r in chunk {
+                    let start = entries.len() as u64;
+                    let men = layout.sparse(&r.position, &mut |f, v| entries.push(pack(f, v)));
+                    let result = (f64::from(r.result) + 1.0) / 2.0;
+                    let searched = sigmoid(f64::from(r.score) / k);
+                    heads.push(Head {
+                        start,
+                        len: (entries.len() as u64 - start) as u16,
+                        men,
+                        target: ((1.0 - lambda) * result + lambda * searched) as f32,
+                        result: result as f32,
+                    });
+                }
+                (heads, entries)
+            })
+            .collect();
+        for (heads, entries) in parts {
+            let base = self.entries.len() as u64;
+            self.heads.extend(heads.into_iter().map(|h| Head { start: h.start + base, ..h }));
+            self.entries.extend(entries);
         }
     }
 
-    /// The model's score (White's side, hundredths of a man) for weights
-    /// laid out as `[mg, eg]` per feature.
-    pub fn score(&self, w: &[[f32; 2]]) -> f64 {
-        let (mut mg, mut eg) = (0f64, 0f64);
-        for &(f, v) in &self.dense {
-            let [a, b] = w[usize::from(f)];
-            mg += f64::from(a) * f64::from(v);
-            eg += f64::from(b) * f64::from(v);
-        }
-        for &(p, q) in &self.windows {
-            let ([a, b], [c, d]) = (w[p as usize], w[q as usize]);
-            mg += f64::from(a) - f64::from(c);
-            eg += f64::from(b) - f64::from(d);
-        }
-        let phase = f64::from(self.phase);
-        phase * mg + (1.0 - phase) * eg
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.heads.len()
     }
 
-    /// Adds `g` times the score's gradient to `grad`.
-    fn add_gradient(&self, g: f64, grad: &mut [[f32; 2]]) {
-        let phase = f64::from(self.phase);
-        let (gm, ge) = ((g * phase) as f32, (g * (1.0 - phase)) as f32);
-        for &(f, v) in &self.dense {
-            let e = &mut grad[usize::from(f)];
-            e[0] += gm * f32::from(v);
-            e[1] += ge * f32::from(v);
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.heads.is_empty()
+    }
+
+    /// Bytes the positions take.
+    pub fn bytes(&self) -> usize {
+        self.heads.len() * std::mem::size_of::<Head>() + self.entries.len() * 4
+    }
+
+    fn entries(&self, h: &Head) -> &[u32] {
+        &self.entries[h.start as usize..h.start as usize + usize::from(h.len)]
+    }
+
+    /// The model's score of position `i` (White's side, hundredths of a
+    /// man) for weights laid out as `[mg, eg]` per feature.
+    pub fn score(&self, i: usize, w: &[[f32; 2]]) -> f64 {
+        let h = &self.heads[i];
+        let (mut mg, mut eg) = (0f32, 0f32);
+        for &e in self.entries(h) {
+            let (f, v) = unpack(e);
+            let [a, b] = w[f];
+            mg += a * v;
+            eg += b * v;
         }
-        for &(p, q) in &self.windows {
-            grad[p as usize][0] += gm;
-            grad[p as usize][1] += ge;
-            grad[q as usize][0] -= gm;
-            grad[q as usize][1] -= ge;
-        }
+        let phase = f64::from(h.men.min(40)) / 40.0;
+        phase * f64::from(mg) + (1.0 - phase) * f64::from(eg)
+    }
+
+    /// The target of position `i`.
+    pub fn target(&self, i: usize) -> f64 {
+        f64::from(self.heads[i].target)
     }
 }
 
@@ -93,20 +147,33 @@ pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// Cross-entropy of the prediction `p` against the target `y`.
+fn cross_entropy(p: f64, y: f64) -> f64 {
+    let p = p.clamp(1e-9, 1.0 - 1e-9);
+    -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+}
+
 /// Mean cross-entropy of the model on `samples`.
-pub fn loss(samples: &[Sample], w: &[[f32; 2]], k: f64) -> f64 {
+pub fn loss(samples: &Samples, w: &[[f32; 2]], k: f64) -> f64 {
+    losses(samples, w, k).0
+}
+
+/// Mean cross-entropy of the model on `samples` against the targets and
+/// against the game results alone (the latter compares fits made with
+/// different `lambda`).
+pub fn losses(samples: &Samples, w: &[[f32; 2]], k: f64) -> (f64, f64) {
     if samples.is_empty() {
-        return 0.0;
+        return (0.0, 0.0);
     }
-    let total: f64 = samples
-        .par_iter()
-        .map(|s| {
-            let p = sigmoid(s.score(w) / k).clamp(1e-9, 1.0 - 1e-9);
-            let y = f64::from(s.target);
-            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+    let (t, r): (f64, f64) = (0..samples.len())
+        .into_par_iter()
+        .map(|i| {
+            let p = sigmoid(samples.score(i, w) / k);
+            (cross_entropy(p, samples.target(i)), cross_entropy(p, f64::from(samples.heads[i].result)))
         })
-        .sum();
-    total / samples.len() as f64
+        .reduce(|| (0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let n = samples.len() as f64;
+    (t / n, r / n)
 }
 
 /// Training settings.
@@ -116,6 +183,8 @@ pub struct Config {
     pub data: Vec<PathBuf>,
     /// Where the weights go (written after every epoch).
     pub out: PathBuf,
+    /// The feature layout (ignored when `init` is given: its layout is used).
+    pub layout: Layout,
     /// Passes over the training data.
     pub epochs: usize,
     /// Examples per step.
@@ -137,43 +206,59 @@ pub struct Config {
 /// Per-epoch losses.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct History {
-    /// Training loss after each epoch (before the first: index 0).
+    /// Training loss: before the first epoch (index 0), then the running
+    /// mean over each epoch's steps (each position's loss just before the
+    /// step that uses it).
     pub train: Vec<f64>,
-    /// Validation loss likewise.
+    /// Validation loss before the first epoch and after each.
     pub validation: Vec<f64>,
+    /// Validation loss against the game results alone, likewise.
+    pub validation_results: Vec<f64>,
 }
 
 /// Converts trained weights to the stored format.
-pub fn quantise(w: &[[f32; 2]]) -> PatternWeights {
+pub fn quantise(layout: Layout, w: &[[f32; 2]]) -> PatternWeights {
     let q = |x: f32| (x * WEIGHT_SCALE as f32).round().clamp(f32::from(i16::MIN), f32::from(i16::MAX)) as i16;
-    PatternWeights { w: w.iter().map(|&[a, b]| [q(a), q(b)]).collect() }
+    PatternWeights { layout, w: w.iter().map(|&[a, b]| [q(a), q(b)]).collect() }
 }
 
-/// Fits weights to `train`, reporting losses on `train` and `validation`.
-/// `progress` gets one line per epoch; `save` gets the weights after each.
+/// Fits weights to `train`, reporting losses on `train` and `validation`
+/// (both of `init`'s layout). `progress` gets one line per epoch; `save`
+/// gets the weights after each.
 pub fn fit(
     cfg: &Config,
     init: &PatternWeights,
-    train: &[Sample],
-    validation: &[Sample],
+    train: &Samples,
+    validation: &Samples,
     progress: &mut dyn FnMut(&str),
     save: &mut dyn FnMut(&PatternWeights) -> Result<(), String>,
 ) -> Result<History, String> {
+    let layout = init.layout;
+    if train.layout != layout || validation.layout != layout {
+        return Err("the positions and the weights have different layouts".into());
+    }
+    let n = layout.features();
+    let dense = layout.dense();
     let scale = WEIGHT_SCALE as f32;
     let mut w: Vec<[f32; 2]> =
         init.w.iter().map(|&[a, b]| [f32::from(a) / scale, f32::from(b) / scale]).collect();
-    let mut m = vec![[0f32; 2]; FEATURES];
-    let mut v = vec![[0f32; 2]; FEATURES];
+    let mut m = vec![[0f32; 2]; n];
+    let mut v = vec![[0f32; 2]; n];
+    let mut grad = vec![[0f32; 2]; n];
+    let mut touched_mark = vec![false; n];
+    let mut touched: Vec<u32> = Vec::new();
     let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
     let mut step = 0i32;
     let mut history = History::default();
     history.train.push(loss(train, &w, cfg.k));
-    history.validation.push(loss(validation, &w, cfg.k));
+    let (vl, vr) = losses(validation, &w, cfg.k);
+    history.validation.push(vl);
+    history.validation_results.push(vr);
     progress(&format!(
-        "epoch 0: train loss {:.5}, validation loss {:.5}",
-        history.train[0], history.validation[0]
+        "epoch 0: train loss {:.5}, validation loss {vl:.5} (results {vr:.5})",
+        history.train[0]
     ));
-    let mut order: Vec<usize> = (0..train.len()).collect();
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let mut rng = SplitMix(cfg.seed);
     let batch = cfg.batch.max(1);
     for epoch in 1..=cfg.epochs {
@@ -183,61 +268,64 @@ pub fn fit(
         }
         // Cosine decay of the step size over the run.
         let lr = cfg.lr * 0.5 * (1.0 + (std::f64::consts::PI * (epoch - 1) as f64 / cfg.epochs as f64).cos());
+        let mut running = 0f64;
         for chunk in order.chunks(batch) {
-            let grad = chunk
-                .par_chunks(1024)
-                .fold(
-                    || vec![[0f32; 2]; FEATURES],
-                    |mut g, idx| {
-                        for &i in idx {
-                            let s = &train[i];
-                            let p = sigmoid(s.score(&w) / cfg.k);
-                            s.add_gradient((p - f64::from(s.target)) / cfg.k / chunk.len() as f64, &mut g);
-                        }
-                        g
-                    },
-                )
-                .reduce(
-                    || vec![[0f32; 2]; FEATURES],
-                    |mut a, b| {
-                        for (x, y) in a.iter_mut().zip(&b) {
-                            x[0] += y[0];
-                            x[1] += y[1];
-                        }
-                        a
-                    },
-                );
+            let scale = 1.0 / cfg.k / chunk.len() as f64;
+            let errors: Vec<(f32, f64)> = chunk
+                .par_iter()
+                .map(|&i| {
+                    let i = i as usize;
+                    let p = sigmoid(train.score(i, &w) / cfg.k);
+                    let y = train.target(i);
+                    (((p - y) * scale) as f32, cross_entropy(p, y))
+                })
+                .collect();
+            for (&i, &(g, l)) in chunk.iter().zip(&errors) {
+                running += l;
+                let h = &train.heads[i as usize];
+                let phase = f32::from(h.men.min(40)) / 40.0;
+                let (gm, ge) = (g * phase, g * (1.0 - phase));
+                for &e in train.entries(h) {
+                    let (f, val) = unpack(e);
+                    if !touched_mark[f] {
+                        touched_mark[f] = true;
+                        touched.push(f as u32);
+                    }
+                    grad[f][0] += gm * val;
+                    grad[f][1] += ge * val;
+                }
+            }
             step += 1;
             let (c1, c2) = (1.0 - beta1.powi(step), 1.0 - beta2.powi(step));
-            for f in 0..FEATURES {
+            for f in touched.drain(..) {
+                let f = f as usize;
+                touched_mark[f] = false;
                 for ph in 0..2 {
                     let mut g = f64::from(grad[f][ph]);
-                    if f >= DENSE {
+                    grad[f][ph] = 0.0;
+                    if f >= dense {
                         g += cfg.l2 * f64::from(w[f][ph]);
-                    }
-                    if g == 0.0 && m[f][ph] == 0.0 {
-                        continue;
                     }
                     let mf = beta1 * f64::from(m[f][ph]) + (1.0 - beta1) * g;
                     let vf = beta2 * f64::from(v[f][ph]) + (1.0 - beta2) * g * g;
                     m[f][ph] = mf as f32;
                     v[f][ph] = vf as f32;
-                    let delta = lr * (mf / c1) / ((vf / c2).sqrt() + eps);
-                    w[f][ph] -= delta as f32;
+                    w[f][ph] -= (lr * (mf / c1) / ((vf / c2).sqrt() + eps)) as f32;
                 }
             }
         }
-        let (tl, vl) = (loss(train, &w, cfg.k), loss(validation, &w, cfg.k));
+        let tl = running / train.len().max(1) as f64;
+        let (vl, vr) = losses(validation, &w, cfg.k);
         history.train.push(tl);
         history.validation.push(vl);
-        let q = quantise(&w);
-        save(&q)?;
+        history.validation_results.push(vr);
+        save(&quantise(layout, &w))?;
         progress(&format!(
-            "epoch {epoch}: train loss {tl:.5}, validation loss {vl:.5}, man {:.0}/{:.0}, king {:.0}/{:.0} ({:.1}s)",
-            w[pattern::F_MEN][0],
-            w[pattern::F_MEN][1],
-            w[pattern::F_KINGS][0],
-            w[pattern::F_KINGS][1],
+            "epoch {epoch}: train loss {tl:.5}, validation loss {vl:.5} (results {vr:.5}), man {:.0}/{:.0}, king {:.0}/{:.0} ({:.1}s)",
+            w[F_MEN][0],
+            w[F_MEN][1],
+            w[F_KINGS][0],
+            w[F_KINGS][1],
             started.elapsed().as_secs_f64()
         ));
     }
@@ -246,48 +334,56 @@ pub fn fit(
 
 /// Reads the data, splits it, fits, and writes the weights file.
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, String> {
-    let mut records = Vec::new();
+    let init = match &cfg.init {
+        Some(path) => PatternWeights::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => PatternWeights::material(cfg.layout),
+    };
+    let layout = init.layout;
+    let started = Instant::now();
+    let (mut train, mut val) = (Samples::new(layout), Samples::new(layout));
+    // The hand-written evaluation's loss on the validation games, as a yardstick.
+    let (mut hand, mut hand_n) = (0f64, 0usize);
     for path in &cfg.data {
-        let r = crate::tools::selfplay::read_records(path)?;
-        progress(&format!("{}: {} positions", path.display(), r.len()));
-        records.extend(r);
+        let records = crate::tools::selfplay::read_records(path)?;
+        progress(&format!("{}: {} positions", path.display(), records.len()));
+        let (v, t): (Vec<Record>, Vec<Record>) = records.into_iter().partition(|r| r.game % 10 == 0);
+        hand += v
+            .par_iter()
+            .map(|r| {
+                let e = f64::from(crate::engine::eval::evaluate_hand(&r.position));
+                let white = if r.position.side() == crate::rules::position::Color::White { e } else { -e };
+                cross_entropy(sigmoid(white / cfg.k), (f64::from(r.result) + 1.0) / 2.0)
+            })
+            .sum::<f64>();
+        hand_n += v.len();
+        train.extend(&t, cfg.lambda, cfg.k);
+        val.extend(&v, cfg.lambda, cfg.k);
     }
-    if records.is_empty() {
+    if train.is_empty() {
         return Err("no training positions".into());
     }
-    let started = Instant::now();
-    let (val, train): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|r| r.game % 10 == 0);
-    let to_samples = |rs: Vec<&Record>| -> Vec<Sample> {
-        rs.into_par_iter().map(|r| Sample::new(r, cfg.lambda, cfg.k)).collect()
-    };
-    // The hand-written evaluation's loss on the validation games, as a yardstick.
-    let hand: f64 = val
-        .par_iter()
-        .map(|r| {
-            let e = f64::from(crate::engine::eval::evaluate_hand(&r.position));
-            let white = if r.position.side() == crate::rules::position::Color::White { e } else { -e };
-            let p = sigmoid(white / cfg.k).clamp(1e-9, 1.0 - 1e-9);
-            let y = (f64::from(r.result) + 1.0) / 2.0;
-            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
-        })
-        .sum::<f64>()
-        / val.len().max(1) as f64;
-    progress(&format!("hand-written evaluation: validation loss {hand:.5} (game results, same K)"));
-    let (train, val) = (to_samples(train), to_samples(val));
     progress(&format!(
-        "{} training and {} validation positions (features in {:.1}s)",
+        "hand-written evaluation: validation loss {:.5} (game results, same K)",
+        hand / hand_n.max(1) as f64
+    ));
+    progress(&format!(
+        "{} layout, {} weights: {} training and {} validation positions, {:.0} MB (features in {:.1}s)",
+        layout.name(),
+        2 * layout.features(),
         train.len(),
         val.len(),
+        (train.bytes() + val.bytes()) as f64 / 1e6,
         started.elapsed().as_secs_f64()
     ));
-    let init = match &cfg.init {
-        Some(path) => PatternWeights::load(path).map_err(|e| e.to_string())?,
-        None => PatternWeights::material(),
-    };
     let out = cfg.out.clone();
     fit(cfg, &init, &train, &val, progress, &mut |w| {
         std::fs::write(&out, w.to_bytes()).map_err(|e| format!("cannot write {}: {e}", out.display()))
     })
+}
+
+/// A layout name.
+fn layout_arg(text: &str) -> Result<Layout, String> {
+    Layout::from_name(text).ok_or_else(|| format!("unknown layout {text:?} (expected regions or windows)"))
 }
 
 /// Positions per step: 1 to 2^24.
@@ -309,6 +405,10 @@ pub struct TuneArgs {
     /// The weights file to write.
     #[arg(long)]
     pub out: std::path::PathBuf,
+    /// The features: `regions` (12-square regions) or `windows` (4x4
+    /// windows). With --init, the init file's layout.
+    #[arg(long, default_value = "regions", value_parser = layout_arg)]
+    pub layout: Layout,
     /// Passes over the data.
     #[arg(long, default_value_t = 20, value_parser = epochs_arg)]
     pub epochs: usize,
@@ -341,7 +441,7 @@ pub struct TuneArgs {
 
 /// Runs `dammer tune`.
 pub fn run_cli(args: TuneArgs) -> Result<(), String> {
-    let TuneArgs { data, out, epochs, batch, lr, l2, lambda, k, init, threads } = args;
+    let TuneArgs { data, out, layout, epochs, batch, lr, l2, lambda, k, init, threads } = args;
     if !(lr.is_finite() && lr > 0.0) {
         return Err(format!("--lr must be a positive number, not {lr}"));
     }
@@ -354,7 +454,7 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
     if !(k.is_finite() && k > 0.0) {
         return Err(format!("--k must be a positive number, not {k}"));
     }
-    let cfg = Config { data, out, epochs, batch, lr, l2, lambda, k, init, seed: 1 };
+    let cfg = Config { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed: 1 };
     if !(cfg.k.is_finite() && cfg.k > 0.0 && cfg.lr.is_finite() && cfg.lr > 0.0) {
         return Err("--k and --lr must be positive".into());
     }

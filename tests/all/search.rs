@@ -301,8 +301,8 @@ fn bench_is_deterministic_and_ends_with_its_totals() {
     // The library's bench at a small depth: one line per position, the same
     // node count every run with one thread.
     let mut lines = Vec::new();
-    let a = dammer::tools::bench::run(6, 1, 16, |l| lines.push(l.to_string()));
-    let b = dammer::tools::bench::run(6, 1, 16, |_| {});
+    let a = dammer::tools::bench::run(6, 1, 16, Default::default(), |l| lines.push(l.to_string()));
+    let b = dammer::tools::bench::run(6, 1, 16, Default::default(), |_| {});
     assert_eq!(a.nodes, b.nodes);
     assert_eq!(lines.len(), dammer::tools::bench::POSITIONS.len());
     // The command line's last line is exactly `<nodes> nodes <nps> nps`.

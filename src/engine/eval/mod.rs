@@ -8,14 +8,19 @@
 //!
 //! Scores are integers in hundredths of a man, from the side to move's view.
 //!
-//! The engine plays with the learned pattern evaluation ([`pattern`]) by
-//! default; [`Evaluation`] selects between the two.
+//! The engine plays with a learned evaluation by default: the 12-square
+//! regions ([`regions`]) or the older 4x4 windows ([`pattern`]), whose
+//! weights [`weights`] reads; [`Evaluation`] selects among the three.
 
 pub mod pattern;
+pub mod regions;
+pub mod weights;
 
 use std::sync::Arc;
 
-use pattern::{PatternEval, PatternWeights, EMBEDDED_EVAL};
+use pattern::PatternEval;
+use regions::RegionEval;
+use weights::{Layout, PatternWeights};
 
 use crate::engine::score::{Score, EVAL_LIMIT};
 use crate::rules::bitboard::{slide, square_bb, Bitboard, Bits, DIRS};
@@ -283,16 +288,29 @@ pub fn evaluate(pos: &Position) -> Score {
 pub enum Evaluation {
     /// The hand-written evaluation ([`WEIGHTS`]).
     Hand,
-    /// The learned pattern evaluation with these weights.
-    Learned(Arc<PatternEval>),
+    /// The learned 4x4-window evaluation with these weights.
+    Windows(Arc<PatternEval>),
+    /// The learned 12-square-region evaluation with these weights.
+    Regions(Arc<RegionEval>),
 }
 
 /// The evaluation Dammer plays with unless told otherwise.
 pub const DEFAULT_EVAL: &str = "learned";
 
+/// The layout `learned` means: the strongest learned evaluation.
+pub const DEFAULT_LAYOUT: Layout = Layout::Windows;
+
+/// The names [`Evaluation::from_name`] accepts.
+pub const EVAL_NAMES: &str = "learned, regions, windows or hand";
+
+static EMBEDDED_WINDOWS: std::sync::LazyLock<Arc<PatternEval>> =
+    std::sync::LazyLock::new(|| Arc::new(PatternEval::new(&weights::embedded(Layout::Windows).w)));
+static EMBEDDED_REGIONS: std::sync::LazyLock<Arc<RegionEval>> =
+    std::sync::LazyLock::new(|| Arc::new(RegionEval::new(&weights::embedded(Layout::Regions).w)));
+
 impl Default for Evaluation {
     fn default() -> Self {
-        Evaluation::from_name(DEFAULT_EVAL, None).unwrap_or(Evaluation::Hand)
+        Evaluation::embedded(DEFAULT_LAYOUT)
     }
 }
 
@@ -302,27 +320,65 @@ impl Evaluation {
     pub fn evaluate(&self, pos: &Position) -> Score {
         match self {
             Evaluation::Hand => HAND.evaluate(pos),
-            Evaluation::Learned(w) => w.evaluate(pos),
+            Evaluation::Windows(w) => w.evaluate(pos),
+            Evaluation::Regions(w) => w.evaluate(pos),
         }
     }
 
-    /// The learned evaluation with the weights `w`.
+    /// The learned evaluation of the weights' layout.
     pub fn learned(w: &PatternWeights) -> Evaluation {
-        Evaluation::Learned(Arc::new(PatternEval::from(w)))
+        debug_assert_eq!(w.w.len(), w.layout.features());
+        match w.layout {
+            Layout::Windows => Evaluation::Windows(Arc::new(PatternEval::new(&w.w))),
+            Layout::Regions => Evaluation::Regions(Arc::new(RegionEval::new(&w.w))),
+        }
     }
 
-    /// The evaluation named `hand` or `learned`, the latter with the
-    /// weights file at `weights` (the embedded weights when None).
+    /// The learned evaluation of `layout` with the weights in the binary.
+    pub fn embedded(layout: Layout) -> Evaluation {
+        match layout {
+            Layout::Windows => Evaluation::Windows(EMBEDDED_WINDOWS.clone()),
+            Layout::Regions => Evaluation::Regions(EMBEDDED_REGIONS.clone()),
+        }
+    }
+
+    /// The evaluation's name, as [`Evaluation::from_name`] reads it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Evaluation::Hand => "hand",
+            Evaluation::Windows(_) => Layout::Windows.name(),
+            Evaluation::Regions(_) => Layout::Regions.name(),
+        }
+    }
+
+    /// The evaluation named `hand`, `windows`, `regions` or `learned` (the
+    /// strongest learned one, [`DEFAULT_LAYOUT`]); a learned one with the
+    /// weights file at `weights` when given (the embedded weights when
+    /// None). With a file, `learned` takes the file's layout; a named
+    /// layout must match it.
     pub fn from_name(name: &str, weights: Option<&std::path::Path>) -> Result<Evaluation, String> {
-        match name {
-            "hand" => Ok(Evaluation::Hand),
-            "learned" => match weights {
-                Some(path) => {
-                    PatternWeights::load(path).map(|w| Evaluation::learned(&w)).map_err(|e| e.to_string())
-                }
-                None => Ok(Evaluation::Learned(EMBEDDED_EVAL.clone())),
+        let layout = match name {
+            "hand" => return Ok(Evaluation::Hand),
+            "learned" => None,
+            other => match Layout::from_name(other) {
+                Some(l) => Some(l),
+                None => return Err(format!("unknown evaluation {other:?} (expected {EVAL_NAMES})")),
             },
-            other => Err(format!("unknown evaluation {other:?} (expected learned or hand)")),
+        };
+        match weights {
+            Some(path) => {
+                let w = PatternWeights::load(path).map_err(|e| e.to_string())?;
+                match layout {
+                    Some(l) if l != w.layout => Err(format!(
+                        "{} holds {} weights, not {} weights",
+                        path.display(),
+                        w.layout.name(),
+                        l.name()
+                    )),
+                    _ => Ok(Evaluation::learned(&w)),
+                }
+            }
+            None => Ok(Evaluation::embedded(layout.unwrap_or(DEFAULT_LAYOUT))),
         }
     }
 }

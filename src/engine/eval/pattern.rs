@@ -20,7 +20,6 @@
 use crate::rules::bitboard::{square_bb, Bits};
 use crate::rules::position::{Color, Position};
 
-use crate::base::checksum::fnv1a;
 use crate::engine::score::{Score, EVAL_LIMIT};
 
 /// Number of canonical windows (each with its own table).
@@ -52,7 +51,7 @@ pub const CANONICAL: [(usize, usize); WINDOWS] =
 
 /// First bit of row r in the board layout (five squares a row, a ghost bit
 /// after every second row).
-const fn row_base(r: usize) -> u32 {
+pub(crate) const fn row_base(r: usize) -> u32 {
     (5 * r + r / 2) as u32
 }
 
@@ -63,10 +62,10 @@ const fn row_base(r: usize) -> u32 {
 /// scaling multiplies the whole packed word, as no field can overflow into
 /// the next (an index is at most 6560), so the four windows side by side
 /// come out of four look-ups in one small table and three multiply-adds.
-static FWD_ROWS: [u64; 1024] = row_table(false);
+pub(crate) static FWD_ROWS: [u64; 1024] = row_table(false);
 /// The same seen by Black on the turned board (square j is 4 - j, colours
 /// swapped).
-static ROT_ROWS: [u64; 1024] = row_table(true);
+pub(crate) static ROT_ROWS: [u64; 1024] = row_table(true);
 
 /// Built at compile time, so that reading the tables costs no
 /// initialisation check.
@@ -182,7 +181,7 @@ const PADDED: usize = 8192;
 const _: () = assert!(WINDOW_SIZE <= PADDED);
 
 /// Pattern weights laid out for evaluation (see [`PADDED`]): the linear
-/// function of [`features`] with the [`PatternWeights`] it is built from.
+/// function of [`features`].
 #[derive(Clone)]
 pub struct PatternEval {
     dense: [[i16; 2]; DENSE],
@@ -195,14 +194,16 @@ impl std::fmt::Debug for PatternEval {
     }
 }
 
-impl From<&PatternWeights> for PatternEval {
-    fn from(w: &PatternWeights) -> PatternEval {
+impl PatternEval {
+    /// From weights of the windows layout (`w.len() == FEATURES`; the
+    /// caller, [`super::Evaluation::learned`], checks the layout).
+    pub(crate) fn new(w: &[[i16; 2]]) -> PatternEval {
         let mut dense = [[0i16; 2]; DENSE];
-        dense.copy_from_slice(&w.w[..DENSE]);
+        dense.copy_from_slice(&w[..DENSE]);
         let mut flat = vec![[0i16; 2]; WINDOWS * PADDED];
         for k in 0..WINDOWS {
             let from = DENSE + k * WINDOW_SIZE;
-            flat[k * PADDED..k * PADDED + WINDOW_SIZE].copy_from_slice(&w.w[from..from + WINDOW_SIZE]);
+            flat[k * PADDED..k * PADDED + WINDOW_SIZE].copy_from_slice(&w[from..from + WINDOW_SIZE]);
         }
         let windows = flat.into_boxed_slice().try_into().expect("WINDOWS * PADDED weights");
         PatternEval { dense, windows }
@@ -260,168 +261,9 @@ impl PatternEval {
     }
 }
 
-/// The weights of the pattern evaluation, middlegame and endgame
-/// interleaved per feature, in 1/[`WEIGHT_SCALE`] of a hundredth of a man.
-#[derive(Clone, PartialEq, Eq)]
-pub struct PatternWeights {
-    /// `[mg, eg]` per feature, dense features first.
-    pub w: Vec<[i16; 2]>,
-}
-
-impl std::fmt::Debug for PatternWeights {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "PatternWeights({} features)", self.w.len())
-    }
-}
-
-impl PatternWeights {
-    /// Material only (a man 1, a king 3), no patterns: the starting point
-    /// of a training run.
-    pub fn material() -> PatternWeights {
-        let mut w = vec![[0i16; 2]; FEATURES];
-        let s = WEIGHT_SCALE as i16;
-        w[F_MEN] = [100 * s, 100 * s];
-        w[F_KINGS] = [300 * s, 300 * s];
-        PatternWeights { w }
-    }
-
-    /// Writes the weights file: magic, version, layout, weights (little
-    /// endian), then an FNV-1a checksum of everything before it.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(32 + 4 * self.w.len());
-        out.extend_from_slice(MAGIC);
-        for v in [VERSION, WINDOWS as u32, WINDOW_SIZE as u32, DENSE as u32, WEIGHT_SCALE as u32] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for [a, b] in &self.w {
-            out.extend_from_slice(&a.to_le_bytes());
-            out.extend_from_slice(&b.to_le_bytes());
-        }
-        let sum = fnv1a(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        out
-    }
-
-    /// Reads a weights file written by [`PatternWeights::to_bytes`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<PatternWeights, WeightsError> {
-        let header = MAGIC.len() + 5 * 4;
-        if bytes.len() < header + 8 || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(WeightsError::NotAWeightsFile);
-        }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        let stored = u64::from_le_bytes(sum.try_into().map_err(|_| WeightsError::NotAWeightsFile)?);
-        let field = |i: usize| {
-            let at = MAGIC.len() + 4 * i;
-            u32::from_le_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]])
-        };
-        let version = field(0);
-        if version != VERSION {
-            return Err(WeightsError::Version(version));
-        }
-        let layout = [field(1), field(2), field(3), field(4)];
-        if layout != [WINDOWS as u32, WINDOW_SIZE as u32, DENSE as u32, WEIGHT_SCALE as u32] {
-            return Err(WeightsError::Layout);
-        }
-        if body.len() != header + 4 * FEATURES {
-            return Err(WeightsError::Length { expected: header + 4 * FEATURES + 8, found: bytes.len() });
-        }
-        if fnv1a(body) != stored {
-            return Err(WeightsError::Checksum);
-        }
-        let w = body[header..]
-            .chunks_exact(4)
-            .map(|c| [i16::from_le_bytes([c[0], c[1]]), i16::from_le_bytes([c[2], c[3]])])
-            .collect();
-        Ok(PatternWeights { w })
-    }
-
-    /// Reads a weights file from disk.
-    pub fn load(path: &std::path::Path) -> Result<PatternWeights, WeightsError> {
-        let bytes = std::fs::read(path).map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))?;
-        PatternWeights::from_bytes(&bytes)
-    }
-}
-
-const MAGIC: &[u8; 8] = b"DAMMERW\0";
-const VERSION: u32 = 1;
-
-/// Why a weights file cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WeightsError {
-    /// It could not be read.
-    Io(String),
-    /// It does not start with the magic bytes.
-    NotAWeightsFile,
-    /// A version this build does not read.
-    Version(u32),
-    /// Another feature layout (windows, table size, dense features, scale).
-    Layout,
-    /// Truncated or too long.
-    Length {
-        /// Bytes a file of this layout has.
-        expected: usize,
-        /// Bytes found.
-        found: usize,
-    },
-    /// The checksum does not match: the file is corrupt.
-    Checksum,
-}
-
-impl std::fmt::Display for WeightsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WeightsError::Io(e) => write!(f, "cannot read the weights file: {e}"),
-            WeightsError::NotAWeightsFile => write!(f, "not a Dammer weights file (bad magic)"),
-            WeightsError::Version(v) => {
-                write!(f, "weights file version {v}, this build reads version {VERSION}")
-            }
-            WeightsError::Layout => write!(f, "the weights file has another feature layout"),
-            WeightsError::Length { expected, found } => {
-                write!(f, "weights file has {found} bytes, expected {expected} (truncated?)")
-            }
-            WeightsError::Checksum => write!(f, "weights file checksum mismatch (corrupt file)"),
-        }
-    }
-}
-
-impl std::error::Error for WeightsError {}
-
-/// The weights shipped in the binary.
-pub const EMBEDDED: &[u8] = include_bytes!("weights.bin");
-
-/// The evaluation with the embedded weights, decoded and laid out once (the
-/// decoded `PatternWeights` are not kept: only the layout is used).
-pub static EMBEDDED_EVAL: std::sync::LazyLock<std::sync::Arc<PatternEval>> = std::sync::LazyLock::new(|| {
-    let weights = PatternWeights::from_bytes(EMBEDDED).unwrap_or_else(|_| PatternWeights::material());
-    std::sync::Arc::new(PatternEval::from(&weights))
-});
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_embedded_weights_decode() {
-        assert!(PatternWeights::from_bytes(EMBEDDED).is_ok());
-    }
-
-    #[test]
-    fn corrupt_files_are_rejected() {
-        let w = PatternWeights::material();
-        let bytes = w.to_bytes();
-        assert_eq!(PatternWeights::from_bytes(&bytes).unwrap(), w);
-        let mut flipped = bytes.clone();
-        flipped[100] ^= 1;
-        assert_eq!(PatternWeights::from_bytes(&flipped), Err(WeightsError::Checksum));
-        assert!(matches!(
-            PatternWeights::from_bytes(&bytes[..bytes.len() - 10]),
-            Err(WeightsError::Length { .. })
-        ));
-        assert_eq!(PatternWeights::from_bytes(b"hello"), Err(WeightsError::NotAWeightsFile));
-        let mut v2 = bytes.clone();
-        v2[8] = 2;
-        assert_eq!(PatternWeights::from_bytes(&v2), Err(WeightsError::Version(2)));
-    }
 
     #[test]
     fn row_bases_skip_ghost_bits() {
