@@ -281,11 +281,12 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                 let rate = f64::from(summary.games) / started.elapsed().as_secs_f64();
                 let left = (todo.len() as u32 - summary.games) as f64 / rate.max(1e-9);
                 progress(&format!(
-                    "{} / {} games, {} positions, {:.2} games/s, {} left",
+                    "{} / {} games, {} positions, {:.2} games/s ({:.1} M positions an hour), {} left",
                     summary.games,
                     todo.len(),
                     summary.positions,
                     rate,
+                    summary.positions as f64 / started.elapsed().as_secs_f64() * 3600.0 / 1e6,
                     crate::base::duration::format_duration(Duration::from_secs_f64(left))
                 ));
             }

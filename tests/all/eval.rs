@@ -402,3 +402,46 @@ fn selfplay_files_resume_and_hold_quiet_positions() {
     assert!(selfplay::read_records(&out).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn breakthrough_sets_take_the_last_level_position_before_the_crowning() {
+    use dammer::tools::testset::{self, Case};
+    let p = |fen: &str| Position::parse(fen).unwrap();
+    let rec = |game: u32, fen: &str, score: i16, result: i8| Record { position: p(fen), game, score, result };
+    let level = "W:W31,32,33:B18,19,20";
+    let crowned = "W:W31,32:BK46,19";
+    let records = vec![
+        // Game 10, won by Black: positions 1 and 2 are level; 2 is the last
+        // one before Black crowns; position 3 (Black ahead) is not level.
+        rec(10, level, 5, -1),
+        rec(10, "B:W31,32,34:B18,19,20", -20, -1),
+        rec(10, "W:W31,32,34:B18,19,25", -80, -1),
+        rec(10, crowned, -300, -1),
+        // Game 11 is a training game, game 20 a draw: neither counts.
+        rec(11, level, 0, -1),
+        rec(11, crowned, -300, -1),
+        rec(20, level, 0, 0),
+        rec(20, crowned, 0, 0),
+        // Game 30: White wins without crowning: no breakthrough.
+        rec(30, level, 0, 1),
+    ];
+    let cases = testset::breakthroughs(&records, 25, 20);
+    assert_eq!(cases, vec![Case { position: p("B:W31,32,34:B18,19,20"), winner: Color::Black }]);
+    // Too far from the crowning: nothing.
+    assert!(testset::breakthroughs(&records, 25, 1).is_empty());
+    let dir = std::env::temp_dir().join(format!("dammer-testset-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("set.txt");
+    testset::write_set(&path, &cases).unwrap();
+    assert_eq!(testset::read_set(&path).unwrap(), cases);
+    std::fs::write(&path, "W:W31:B20 1-0\nW:W31:B20 2-0\n").unwrap();
+    let err = testset::read_set(&path).unwrap_err();
+    assert!(err.contains(":2: result must be 1-0 or 0-1"), "{err}");
+    std::fs::write(&path, "W:W31:B99 1-0\n").unwrap();
+    assert!(testset::read_set(&path).unwrap_err().contains(":1:"));
+    // A shallow search favours the side that is a move from crowning.
+    let racing = vec![Case { position: p("W:W6,45:B40"), winner: Color::White }];
+    let s = testset::score(&racing, 4, &Evaluation::Hand, 30);
+    assert_eq!((s.positions, s.correct, s.clear), (1, 1, 1));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -298,7 +298,7 @@ pub enum Evaluation {
 pub const DEFAULT_EVAL: &str = "learned";
 
 /// The layout `learned` means: the strongest learned evaluation.
-pub const DEFAULT_LAYOUT: Layout = Layout::Windows;
+pub const DEFAULT_LAYOUT: Layout = Layout::Regions;
 
 /// The names [`Evaluation::from_name`] accepts.
 pub const EVAL_NAMES: &str = "learned, regions, windows or hand";
