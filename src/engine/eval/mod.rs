@@ -297,8 +297,11 @@ pub enum Evaluation {
 /// The evaluation Dammer plays with unless told otherwise.
 pub const DEFAULT_EVAL: &str = "learned";
 
-/// The layout `learned` means: the strongest learned evaluation.
-pub const DEFAULT_LAYOUT: Layout = Layout::Regions;
+/// The layout `learned` means: the strongest learned evaluation, as
+/// measured by matches (`docs/strength.md`). The regions fitted so far
+/// (22 M positions) play level with the windows at 0.1 s a move, so the
+/// windows stay the default until a regions generation beats them.
+pub const DEFAULT_LAYOUT: Layout = Layout::Windows;
 
 /// The names [`Evaluation::from_name`] accepts.
 pub const EVAL_NAMES: &str = "learned, regions, windows or hand";
