@@ -235,8 +235,8 @@ fn random_weights(layout: Layout, seed: u64) -> PatternWeights {
 
 #[test]
 fn evaluations_are_colour_symmetric() {
-    let windows = Evaluation::learned(&random_weights(Layout::Windows, 3));
-    let regions = Evaluation::learned(&random_weights(Layout::Regions, 4));
+    let windows = Evaluation::learned(&random_weights(Layout::Windows, 3)).unwrap();
+    let regions = Evaluation::learned(&random_weights(Layout::Regions, 4)).unwrap();
     for pos in positions(6, 20_000) {
         for eval in [&Evaluation::Hand, &windows, &regions, &Evaluation::default()] {
             assert_eq!(eval.evaluate(&pos), eval.evaluate(&pos.flipped()), "{}", pos.to_fen());
@@ -251,7 +251,10 @@ fn the_training_model_is_the_evaluation() {
         let wf: Vec<[f32; 2]> =
             w.w.iter().map(|&[a, b]| [f32::from(a) / 16.0, f32::from(b) / 16.0]).collect();
         assert_eq!(wf.len(), layout.features());
-        let eval = Evaluation::learned(&w);
+        let eval = Evaluation::learned(&w).unwrap();
+        let mut short = w.clone();
+        short.w.pop();
+        assert!(Evaluation::learned(&short).unwrap_err().contains("weights for the"));
         let ps = positions(12, 5_000);
         let records: Vec<Record> =
             ps.iter().map(|&position| Record { position, game: 0, score: 0, result: 0 }).collect();

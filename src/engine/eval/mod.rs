@@ -8,9 +8,10 @@
 //!
 //! Scores are integers in hundredths of a man, from the side to move's view.
 //!
-//! The engine plays with a learned evaluation by default: the 12-square
-//! regions ([`regions`]) or the older 4x4 windows ([`pattern`]), whose
-//! weights [`weights`] reads; [`Evaluation`] selects among the three.
+//! The engine plays with a learned evaluation by default (see
+//! [`DEFAULT_LAYOUT`]): the 4x4 windows ([`pattern`]) or the 12-square
+//! regions ([`regions`]), whose weights [`weights`] reads; [`Evaluation`]
+//! selects among the three.
 
 pub mod pattern;
 pub mod regions;
@@ -328,13 +329,21 @@ impl Evaluation {
         }
     }
 
-    /// The learned evaluation of the weights' layout.
-    pub fn learned(w: &PatternWeights) -> Evaluation {
-        debug_assert_eq!(w.w.len(), w.layout.features());
-        match w.layout {
+    /// The learned evaluation of the weights' layout; an error when they
+    /// are not as many as the layout has features.
+    pub fn learned(w: &PatternWeights) -> Result<Evaluation, String> {
+        if w.w.len() != w.layout.features() {
+            return Err(format!(
+                "{} weights for the {} layout, which has {}",
+                w.w.len(),
+                w.layout.name(),
+                w.layout.features()
+            ));
+        }
+        Ok(match w.layout {
             Layout::Windows => Evaluation::Windows(Arc::new(PatternEval::new(&w.w))),
             Layout::Regions => Evaluation::Regions(Arc::new(RegionEval::new(&w.w))),
-        }
+        })
     }
 
     /// The learned evaluation of `layout` with the weights in the binary.
@@ -378,7 +387,7 @@ impl Evaluation {
                         w.layout.name(),
                         l.name()
                     )),
-                    _ => Ok(Evaluation::learned(&w)),
+                    _ => Evaluation::learned(&w),
                 }
             }
             None => Ok(Evaluation::embedded(layout.unwrap_or(DEFAULT_LAYOUT))),
