@@ -35,6 +35,10 @@ enum Command {
     /// data for `tune`). Rerunning the command resumes; a larger --games
     /// extends the file.
     Selfplay(selfplay::SelfplayArgs),
+    /// Search every position of a self-play data file again with more
+    /// nodes and write them with the new scores (deeper labels for `tune`).
+    /// Rerunning the command resumes.
+    Relabel(selfplay::RelabelArgs),
     /// Fit the pattern evaluation's weights to self-play games (logistic
     /// regression with Adam); prints the loss per epoch and writes the
     /// weights file after every epoch.
@@ -140,6 +144,7 @@ fn main() -> ExitCode {
         Command::Analyse(args) => analyse::run(&args),
         Command::Bench(args) => bench::run_cli(&args),
         Command::Selfplay(args) => selfplay::run_cli(args),
+        Command::Relabel(args) => selfplay::relabel_cli(args),
         Command::Tune(args) => tune::run_cli(args),
         Command::Testset { action } => testset::run_cli(action),
         Command::Match(args) => tournament::cli::run_cli(args, &engine_groups),

@@ -361,3 +361,146 @@ pub fn run_cli(args: SelfplayArgs) -> Result<(), String> {
     crate::tools::interrupt::catch();
     run(&cfg, &mut |line| println!("{line}")).map(|_| ())
 }
+
+/// How a relabelling run went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Relabelled {
+    /// Games relabelled in this run.
+    pub games: u32,
+    /// Positions written in this run.
+    pub positions: u64,
+    /// Stopped by Ctrl-C.
+    pub interrupted: bool,
+}
+
+/// Searches every position of `input` again with `nodes` nodes and `eval`
+/// and writes the records with the new score to `out` (game and result
+/// kept): deeper labels for positions from fast games. A game's positions
+/// are searched in order with one table, cleared between games; positions
+/// whose new score is a win or a loss are dropped, as self-play drops them.
+/// Resumable: games already in `out` are skipped.
+pub fn relabel(
+    input: &Path,
+    out: &Path,
+    nodes: u64,
+    threads: usize,
+    eval: &Evaluation,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Relabelled, String> {
+    let records = read_records(input)?;
+    let done = prepare(out)?;
+    let games: Vec<&[Record]> =
+        records.chunk_by(|a, b| a.game == b.game).filter(|g| !done.contains(&g[0].game)).collect();
+    progress(&format!(
+        "{}: {} games there, {} to relabel at {nodes} nodes a position on {threads} threads",
+        out.display(),
+        done.len(),
+        games.len()
+    ));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| format!("cannot start threads: {e}"))?;
+    let mut file =
+        OpenOptions::new().append(true).open(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let (tx, rx) = mpsc::channel::<Vec<Record>>();
+    let started = Instant::now();
+    let mut summary = Relabelled::default();
+    let mut write_error = None;
+    std::thread::scope(|scope| {
+        let games = &games;
+        scope.spawn(move || {
+            pool.install(|| {
+                games.par_iter().for_each_init(
+                    || {
+                        let mut engine = Engine::new(1, 16);
+                        engine.set_evaluation(eval.clone());
+                        (engine, tx.clone())
+                    },
+                    |(engine, tx), game| {
+                        if crate::tools::interrupt::requested() {
+                            return;
+                        }
+                        engine.clear();
+                        let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+                        let mut out = Vec::with_capacity(game.len());
+                        for r in game.iter() {
+                            let s = engine.search_quietly(&Game::new(r.position), &limits).score;
+                            if s.abs() >= WIN_BAND {
+                                continue;
+                            }
+                            let white = if r.position.side() == Color::White { s } else { -s };
+                            out.push(Record {
+                                score: white.clamp(i16::MIN.into(), i16::MAX.into()) as i16,
+                                ..*r
+                            });
+                        }
+                        let _ = tx.send(out);
+                    },
+                );
+            });
+            drop(tx);
+        });
+        let mut last = Instant::now();
+        for recs in rx {
+            let bytes: Vec<u8> = recs.iter().flat_map(|r| r.to_bytes()).collect();
+            if let Err(e) = file.write_all(&bytes) {
+                write_error.get_or_insert(format!("{}: {e}", out.display()));
+            }
+            summary.games += 1;
+            summary.positions += recs.len() as u64;
+            if last.elapsed() >= Duration::from_secs(10) {
+                last = Instant::now();
+                progress(&format!(
+                    "{} / {} games, {} positions, {:.1} M positions an hour",
+                    summary.games,
+                    games.len(),
+                    summary.positions,
+                    summary.positions as f64 / started.elapsed().as_secs_f64() * 3600.0 / 1e6
+                ));
+            }
+        }
+    });
+    summary.interrupted = crate::tools::interrupt::requested();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    progress(&format!(
+        "relabelled {} games ({} positions) in {}{}",
+        summary.games,
+        summary.positions,
+        crate::base::duration::format_duration(started.elapsed()),
+        if summary.interrupted { " (interrupted: rerun to finish)" } else { "" }
+    ));
+    Ok(summary)
+}
+
+/// The arguments of `dammer relabel`.
+#[derive(clap::Args, Debug)]
+pub struct RelabelArgs {
+    /// The self-play data file to relabel.
+    pub input: std::path::PathBuf,
+    /// The data file to write (created, or extended).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Nodes searched per position.
+    #[arg(long, default_value_t = 8000, value_parser = crate::engine::options::nodes)]
+    pub nodes: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = crate::engine::options::threads)]
+    pub threads: Option<usize>,
+    /// The evaluation.
+    #[command(flatten)]
+    pub eval: crate::cli::EvalArgs,
+}
+
+/// Runs `dammer relabel`.
+pub fn relabel_cli(args: RelabelArgs) -> Result<(), String> {
+    let RelabelArgs { input, out, nodes, threads, eval } = args;
+    if input == out {
+        return Err("--out must be another file than the input".into());
+    }
+    let threads = threads.unwrap_or_else(crate::cli::default_threads).max(1);
+    crate::tools::interrupt::catch();
+    relabel(&input, &out, nodes, threads, &eval.evaluation()?, &mut |line| println!("{line}")).map(|_| ())
+}

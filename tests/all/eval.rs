@@ -448,3 +448,35 @@ fn breakthrough_sets_take_the_last_level_position_before_the_crowning() {
     assert_eq!((s.positions, s.correct, s.clear), (1, 1, 1));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn relabelling_keeps_games_and_results_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("dammer-relabel-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, out) = (dir.join("in.bin"), dir.join("out.bin"));
+    let cfg = selfplay::Config {
+        out: input.clone(),
+        games: 3,
+        nodes: 300,
+        threads: 2,
+        random_plies: 4,
+        seed: 9,
+        eval: Evaluation::Hand,
+        max_plies: 120,
+        openings: dammer::tools::openings::parse_openings(dammer::tools::openings::DEFAULT_OPENINGS, false)
+            .unwrap(),
+    };
+    selfplay::run(&cfg, &mut |_| {}).unwrap();
+    let before = selfplay::read_records(&input).unwrap();
+    let r = selfplay::relabel(&input, &out, 2000, 2, &Evaluation::Hand, &mut |_| {}).unwrap();
+    assert_eq!(r.games, 3);
+    let after = selfplay::read_records(&out).unwrap();
+    assert_eq!(after.len() as u64, r.positions);
+    // Every relabelled record is an input record with only its score changed.
+    for a in &after {
+        assert!(before.iter().any(|b| Record { score: a.score, ..*b } == *a), "{a:?}");
+    }
+    assert!(after.len() + 10 >= before.len(), "few positions dropped as won or lost");
+    assert_eq!(selfplay::relabel(&input, &out, 2000, 2, &Evaluation::Hand, &mut |_| {}).unwrap().games, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
