@@ -67,6 +67,13 @@ pub(crate) static FWD_ROWS: [u64; 1024] = row_table(false);
 /// swapped).
 pub(crate) static ROT_ROWS: [u64; 1024] = row_table(true);
 
+/// The index of row `r`'s men in [`FWD_ROWS`] and [`ROT_ROWS`]; the mask
+/// keeps it provably in the table.
+#[inline(always)]
+pub(crate) fn row_entry(white: u64, black: u64, r: usize) -> usize {
+    (((white >> row_base(r)) & 31) << 5 | ((black >> row_base(r)) & 31)) as usize & 1023
+}
+
 /// Built at compile time, so that reading the tables costs no
 /// initialisation check.
 const fn row_table(turned: bool) -> [u64; 1024] {
@@ -128,10 +135,8 @@ fn bands(pos: &Position) -> [u64; 4] {
     let white = pos.men(Color::White);
     let black = pos.men(Color::Black);
     let (fwd, rot) = (&FWD_ROWS, &ROT_ROWS);
-    // A row's table entry; the mask keeps the index provably in the table.
-    let row = |r: usize| (((white >> row_base(r)) & 31) << 5 | ((black >> row_base(r)) & 31)) as usize & 1023;
-    let f = |r: usize| fwd[row(r)];
-    let t = |r: usize| rot[row(r)];
+    let f = |r: usize| fwd[row_entry(white, black, r)];
+    let t = |r: usize| rot[row_entry(white, black, r)];
     // Horner's rule in base 9 over the four rows of a window; a band's Black
     // images read rows 9 - r0 down.
     let (f6, f7) = (f(6), f(7));

@@ -26,7 +26,8 @@
 use crate::rules::bitboard::{shift, slide, square_bb, Bitboard, Bits, DIRS};
 use crate::rules::position::{Color, Position};
 
-use super::pattern::{row_base, FWD_ROWS, ROT_ROWS};
+use super::pattern::{row_entry, FWD_ROWS, ROT_ROWS};
+use super::{LEFT, RIGHT, ROWS_WHITE};
 use crate::engine::score::{Score, EVAL_LIMIT};
 
 /// Number of region tables.
@@ -109,33 +110,8 @@ const fn rows_mask(first: i32, last: i32) -> Bitboard {
     b
 }
 
-/// Squares of each row, rows from Black's back row.
-static ROW_MASKS: [Bitboard; 10] = {
-    let mut t = [0; 10];
-    let mut r = 0;
-    while r < 10 {
-        t[r] = rows_mask(r as i32, r as i32);
-        r += 1;
-    }
-    t
-};
-
 /// Where White's and Black's runners can stand.
 const RUNNER_ZONE: [Bitboard; 2] = [rows_mask(1, RUNNER_ROWS as i32), rows_mask(9 - RUNNER_ROWS as i32, 8)];
-
-/// The five columns on White's left (columns 0-4).
-const LEFT: Bitboard = {
-    let mut b = 0;
-    let mut s = 1u8;
-    while s <= 50 {
-        if coords(s).1 < 5 {
-            b |= square_bb(s);
-        }
-        s += 1;
-    }
-    b
-};
-const RIGHT: Bitboard = crate::rules::bitboard::BOARD & !LEFT;
 
 /// The region indices: per table, White's index and Black's (on the
 /// turned board).
@@ -144,9 +120,8 @@ pub fn region_indices(pos: &Position) -> [(u32, u32); REGIONS] {
     let white = pos.men(Color::White);
     let black = pos.men(Color::Black);
     let (fwd, rot) = (&FWD_ROWS, &ROT_ROWS);
-    let row = |r: usize| (((white >> row_base(r)) & 31) << 5 | ((black >> row_base(r)) & 31)) as usize & 1023;
-    let f = |r: usize| fwd[row(r)];
-    let t = |r: usize| rot[row(r)];
+    let f = |r: usize| fwd[row_entry(white, black, r)];
+    let t = |r: usize| rot[row_entry(white, black, r)];
     // Rows 4-7 and 8-9 separately, so that every packed field stays below
     // 2^16; a region's index is low + 9^4 high.
     let f_low = ((f(7) * 9 + f(6)) * 9 + f(5)) * 9 + f(4);
@@ -171,10 +146,10 @@ pub fn dense_features(pos: &Position, add: &mut impl FnMut(usize, i32)) -> i32 {
     add(F_MEN, count(wm) - count(bm));
     let white_to_move = pos.side() == Color::White;
     add(F_SIDE, if white_to_move { 1 } else { -1 });
-    // Tempo: White's row r from its own back row is Black's row 9 - r.
+    // Tempo: each side's rows counted from its own back row.
     let mut tempo = 0;
-    for (r, &mask) in ROW_MASKS.iter().enumerate() {
-        tempo += (9 - r as i32) * count(wm & mask) - r as i32 * count(bm & mask);
+    for (r, &mask) in ROWS_WHITE.iter().enumerate() {
+        tempo += r as i32 * (count(wm & mask) - count(bm & ROWS_WHITE[9 - r]));
     }
     add(F_TEMPO, tempo);
     let wing = |m: Bitboard| (count(m & LEFT) - count(m & RIGHT)).abs();
