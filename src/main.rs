@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use dammer::cli::{analyse, show};
-use dammer::tools::{bench, egdb, selfplay, testset, tournament, tune};
+use dammer::tools::{bench, book, egdb, selfplay, testset, tournament, tune};
 
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
@@ -53,6 +53,12 @@ enum Command {
     /// engines), a gauntlet or a round robin, with clocks, adjudication,
     /// PDN output and Elo statistics. Ctrl-C stops and reports.
     Match(tournament::cli::MatchArgs),
+    /// The opening book: build one by drop-out expansion (resumable), or
+    /// show a position's book moves.
+    Book {
+        #[command(subcommand)]
+        action: book::BookCommand,
+    },
     /// Endgame tables: generate, verify and probe win/draw/loss bitbases.
     Egdb {
         #[command(subcommand)]
@@ -147,6 +153,7 @@ fn main() -> ExitCode {
         Command::Relabel(args) => selfplay::relabel_cli(args),
         Command::Tune(args) => tune::run_cli(args),
         Command::Testset { action } => testset::run_cli(action),
+        Command::Book { action } => book::run_cli(action),
         Command::Match(args) => tournament::cli::run_cli(args, &engine_groups),
         Command::Egdb { action } => egdb::run_cli(action),
         Command::Perft(args) => show::perft(&args),

@@ -1,6 +1,7 @@
 //! `dammer analyse`: search one position and print each iteration, then
 //! the best move.
 
+use crate::engine::book::Book;
 use crate::engine::options;
 use crate::engine::{Engine, Info, Limits};
 use crate::rules::game::Game;
@@ -36,11 +37,43 @@ pub struct AnalyseArgs {
     /// The endgame tables.
     #[command(flatten)]
     pub egdb: super::EgdbArgs,
+    /// Show the position's moves in this opening book before the search
+    /// (default: the embedded book).
+    #[arg(long)]
+    pub book: Option<std::path::PathBuf>,
+    /// Do not show book moves.
+    #[arg(long, conflicts_with = "book")]
+    pub no_book: bool,
+}
+
+/// The book line of the analysis: the position's book moves with their
+/// scores, or `None` when it has none. A book that cannot be read is
+/// reported on stderr and the analysis goes on without it.
+fn book_line(args: &AnalyseArgs, pos: &crate::rules::position::Position) -> Option<String> {
+    if args.no_book {
+        return None;
+    }
+    let book = match &args.book {
+        Some(path) => match Book::load(path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("book {}: {e}; analysing without it", path.display());
+                return None;
+            }
+        },
+        None => Book::embedded(),
+    };
+    let moves = book.moves(pos)?;
+    let list: Vec<String> = moves
+        .iter()
+        .map(|b| format!("{} {}", to_pdn(pos, &b.mv), crate::engine::score::format(b.score)))
+        .collect();
+    Some(format!("book (men, side to move): {}", list.join(", ")))
 }
 
 /// Runs `dammer analyse`.
 pub fn run(args: &AnalyseArgs) -> Result<(), String> {
-    let AnalyseArgs { fen, moves, depth, time, nodes, threads, hash, eval, egdb } = args;
+    let AnalyseArgs { fen, moves, depth, time, nodes, threads, hash, eval, egdb, .. } = args;
     let (depth, nodes, threads, hash) = (*depth, *nodes, *threads, *hash);
     let evaluation = eval.evaluation()?;
     let tables = egdb.tables()?.map(std::sync::Arc::new);
@@ -60,6 +93,9 @@ pub fn run(args: &AnalyseArgs) -> Result<(), String> {
     engine.set_egdb(tables);
     let start = *game.position();
     println!("{}", start);
+    if let Some(line) = book_line(args, &start) {
+        println!("{line}");
+    }
     println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
     let mut on_info = |info: &Info| {
         println!(

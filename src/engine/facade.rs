@@ -9,10 +9,12 @@
 //! moves the engine between threads. The facade is protocol-neutral: it
 //! never prints.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::engine::book::{Book, BookPolicy};
 use crate::engine::control::SearchControl;
 use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::Evaluation;
@@ -61,6 +63,11 @@ struct Core {
     egdb: Option<Arc<Tables>>,
     /// What every clock move costs beyond the engine's thinking.
     move_overhead: Duration,
+    book: Option<Arc<Book>>,
+    book_policy: BookPolicy,
+    /// Draws among book moves: the state of a random sequence, seeded from
+    /// the clock so that engine matches do not repeat their openings.
+    book_draws: AtomicU64,
 }
 
 /// A search running on the facade's thread.
@@ -109,6 +116,9 @@ impl Engine {
                 eval: Evaluation::default(),
                 egdb: None,
                 move_overhead: Duration::from_millis(DEFAULT_MOVE_OVERHEAD_MS),
+                book: None,
+                book_policy: BookPolicy::default(),
+                book_draws: AtomicU64::new(clock_seed()),
             }),
             hash_mb,
             running: None,
@@ -152,6 +162,24 @@ impl Engine {
     /// Changes the move overhead (waits for a running search first).
     pub fn set_move_overhead(&mut self, overhead: Duration) {
         self.core_mut().move_overhead = overhead;
+    }
+
+    /// The opening book and how it is used, if any.
+    pub fn book(&self) -> Option<(&Book, BookPolicy)> {
+        self.core.book.as_deref().map(|b| (b, self.core.book_policy))
+    }
+
+    /// Sets (or, with `None`, drops) the opening book that searches outside
+    /// analysis play from (waits for a running search first).
+    pub fn set_book(&mut self, book: Option<Arc<Book>>, policy: BookPolicy) {
+        let core = self.core_mut();
+        core.book = book;
+        core.book_policy = policy;
+    }
+
+    /// Seeds the draws among book moves (for a reproducible choice).
+    pub fn set_book_seed(&mut self, seed: u64) {
+        *self.core_mut().book_draws.get_mut() = seed;
     }
 
     /// Number of search threads.
@@ -264,6 +292,13 @@ impl Engine {
     }
 }
 
+/// A seed that differs from run to run.
+fn clock_seed() -> u64 {
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
+}
+
 impl Core {
     /// Searches with the state of the facade; `control` is how other
     /// threads stop the search or signal a ponder hit, at any time, also
@@ -294,7 +329,29 @@ impl Core {
         if legal.len() == 1 && !limits.analysis && !limits.ponder {
             return quick(Some(legal.as_slice()[0]), self.eval.evaluate(&pos));
         }
-        let time = TimeManager::new(limits, self.move_overhead, start);
+        // The book plays games: a depth or node limit asks for a search
+        // of that size, and analysis for a search at all.
+        let plays = !(limits.analysis || limits.ponder || limits.infinite);
+        if plays && limits.depth.is_none() && limits.nodes.is_none() {
+            if let Some(book) = self.book.as_deref() {
+                let draw = self.book_draws.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed);
+                if let Some(b) = book.choose(&pos, &self.book_policy, draw) {
+                    // Reported like a search of depth 0, so that a front end
+                    // shows (and a match runner reads) the book's score.
+                    let r = quick(Some(b.mv), b.score);
+                    on_info(&Info {
+                        depth: 0,
+                        mean_depth: 0.0,
+                        score: b.score,
+                        nodes: 0,
+                        time: r.time,
+                        pv: r.pv.clone(),
+                    });
+                    return r;
+                }
+            }
+        }
+        let time = TimeManager::new(limits, self.move_overhead, start, pos.occupied().count_ones());
         let max_depth = if time.instant() { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
         self.tt.new_search();
         let (root_moves, root_wdl) = self.table_root_moves(&pos, &legal);

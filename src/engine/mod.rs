@@ -1,8 +1,9 @@
 //! The engine: score scale, evaluation, transposition table, search,
-//! threads, time management, endgame-table probing and the [`Engine`]
+//! threads, time management, endgame-table probing, the opening book and the [`Engine`]
 //! facade that owns them. Imports [`crate::rules`] (and [`crate::base`])
 //! only, and never prints: progress and results go to callbacks.
 
+pub mod book;
 pub(crate) mod control;
 pub mod egdb;
 pub mod eval;

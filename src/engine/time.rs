@@ -57,9 +57,21 @@ pub const SAFETY_MARGIN: Duration = Duration::from_millis(20);
 /// move-time limit so that the answer arrives within it.
 pub const STOP_LATENCY: Duration = Duration::from_millis(5);
 
-/// Moves a clock's time is planned over when the control names none
-/// (sudden death) or names more.
+/// Most moves a clock's time is planned over: when the control names more,
+/// or in sudden death with the board full (see [`planned_moves`]).
 const PLANNED_MOVES: f64 = 45.0;
+
+/// Fewest moves a sudden-death clock is planned over, however few pieces
+/// are left (endgames with kings last long).
+const PLANNED_MOVES_ENDGAME: f64 = 20.0;
+
+/// Moves a sudden-death clock's time is planned over with `pieces` on the
+/// board: a game's length left shrinks as the pieces come off, so the
+/// middle game and the endgame, where the game is decided, get a larger
+/// share of what is left than the opening.
+fn planned_moves(pieces: u32) -> f64 {
+    (15.0 + 0.75 * f64::from(pieces)).clamp(PLANNED_MOVES_ENDGAME, PLANNED_MOVES)
+}
 
 /// Sudden death with increments short of the move overhead: the clock must
 /// also pay the overhead of this many moves beyond the planned ones. Games
@@ -70,6 +82,10 @@ const EXTRA_RESERVED_MOVES: f64 = 100.0;
 /// Most of what is left on the clock that one move may take, unless the
 /// move is the last before the next control.
 const MAX_SHARE: f64 = 0.3;
+
+/// A score drop (hundredths of a man) from one iteration to the next that
+/// doubles the planned time; smaller drops stretch it in proportion.
+const MAX_DROP: i32 = 100;
 
 /// How far the best move's instability may stretch the planned time.
 const MAX_STRETCH: f64 = 4.0;
@@ -99,13 +115,13 @@ pub(crate) struct Budget {
 /// The budgets for `limits` when every move also costs `overhead` beyond
 /// the engine's thinking (the GUI's latency).
 ///
-/// A clock is planned over [`PLANNED_MOVES`] moves (or the moves to the next
-/// control, when fewer): what it holds, plus the increments to come, less
+/// A clock is planned over [`planned_moves`] for the `pieces` on the board
+/// (or the moves to the next control, when fewer than [`PLANNED_MOVES`]): what it holds, plus the increments to come, less
 /// the overhead of every move it must still pay for. With no increment to
 /// pay the overhead, that is [`EXTRA_RESERVED_MOVES`] more moves, so the
 /// clock keeps a reserve that a long game does not exhaust. One move never
 /// takes more than [`MAX_SHARE`] of what is left after its own overhead.
-pub(crate) fn budget(limits: &Limits, overhead: Duration) -> Budget {
+pub(crate) fn budget(limits: &Limits, overhead: Duration, pieces: u32) -> Budget {
     let mut b = Budget::default();
     if limits.infinite {
         return b;
@@ -132,7 +148,7 @@ pub(crate) fn budget(limits: &Limits, overhead: Duration) -> Budget {
         let last_before_control = c.moves_to_go == Some(1);
         let planned = match c.moves_to_go {
             Some(n) if n > 0 => f64::from(n).min(PLANNED_MOVES),
-            _ => PLANNED_MOVES,
+            _ => planned_moves(pieces),
         };
         let reserved = match c.moves_to_go {
             Some(n) if n > 0 => planned,
@@ -194,11 +210,12 @@ pub(crate) struct TimeManager {
 
 impl TimeManager {
     /// The deadlines of a search under `limits` that started at `start`,
-    /// when every move costs `overhead` beyond the engine's thinking.
-    pub(crate) fn new(limits: &Limits, overhead: Duration, start: Instant) -> TimeManager {
+    /// when every move costs `overhead` beyond the engine's thinking and
+    /// the board holds `pieces`.
+    pub(crate) fn new(limits: &Limits, overhead: Duration, start: Instant, pieces: u32) -> TimeManager {
         TimeManager {
             start,
-            budget: budget(limits, overhead),
+            budget: budget(limits, overhead, pieces),
             pondering: limits.ponder,
             answer_when_told: (limits.infinite || limits.ponder).then_some(limits.ponder && !limits.infinite),
         }
@@ -228,8 +245,15 @@ impl TimeManager {
     }
 
     /// Checked after each iteration: whether not to start another, given how
-    /// many iterations in a row kept the same best move.
-    pub(crate) fn iteration_done(&self, control: &SearchControl, stable_iterations: u32) -> bool {
+    /// many iterations in a row kept the same best move and how far the
+    /// score fell since the iteration before (hundredths of a man; 0 when
+    /// it rose).
+    pub(crate) fn iteration_done(
+        &self,
+        control: &SearchControl,
+        stable_iterations: u32,
+        score_drop: i32,
+    ) -> bool {
         if self.pondering && !control.is_ponder_hit() {
             return false;
         }
@@ -242,6 +266,9 @@ impl TimeManager {
             3 => 0.8,
             _ => 0.6,
         };
+        // A falling score means trouble the last iteration just saw: up to
+        // twice the time to find a way out (a drop of a man or more).
+        let factor = factor * (1.0 + f64::from(score_drop.clamp(0, MAX_DROP)) / f64::from(MAX_DROP));
         let elapsed = self.start.elapsed().as_secs_f64();
         let soft = soft.as_secs_f64() * factor;
         let hard = self.budget.hard.map_or(f64::INFINITY, |h| h.as_secs_f64());
@@ -264,6 +291,7 @@ mod tests {
     use super::*;
 
     const OVERHEAD: Duration = Duration::from_millis(100);
+    const FULL: u32 = 40;
 
     fn clock(time: f64, inc: f64) -> Limits {
         Limits { clock: Some(Clock { time, inc, moves_to_go: None }), ..Limits::default() }
@@ -275,7 +303,7 @@ mod tests {
             &[(0.1, 0.0), (1.0, 0.0), (60.0, 0.0), (5.0, 1.0), (0.2, 0.0), (300.0, 3.0), (0.05, 2.0)]
         {
             for overhead in [Duration::ZERO, OVERHEAD] {
-                let b = budget(&clock(t, inc), overhead);
+                let b = budget(&clock(t, inc), overhead, FULL);
                 if let Some(h) = b.hard {
                     let left = t + inc - overhead.as_secs_f64() - SAFETY_MARGIN.as_secs_f64();
                     assert!(h.as_secs_f64() <= left * MAX_SHARE + 1e-9, "{t} {inc}");
@@ -287,16 +315,16 @@ mod tests {
 
     #[test]
     fn no_time_means_instant() {
-        assert!(budget(&clock(0.0, 0.0), OVERHEAD).instant);
-        assert!(budget(&clock(-3.0, 1.0), OVERHEAD).instant);
-        assert!(budget(&clock(0.015, 0.0), OVERHEAD).instant);
-        assert!(!budget(&clock(0.05, 0.0), Duration::ZERO).instant);
+        assert!(budget(&clock(0.0, 0.0), OVERHEAD, FULL).instant);
+        assert!(budget(&clock(-3.0, 1.0), OVERHEAD, FULL).instant);
+        assert!(budget(&clock(0.015, 0.0), OVERHEAD, FULL).instant);
+        assert!(!budget(&clock(0.05, 0.0), Duration::ZERO, FULL).instant);
     }
 
     #[test]
     fn huge_clocks_saturate() {
         for (t, inc) in [(1e21, 0.0), (1.0, 1e300), (f64::INFINITY, f64::INFINITY)] {
-            let b = budget(&clock(t, inc), OVERHEAD);
+            let b = budget(&clock(t, inc), OVERHEAD, FULL);
             assert!(!b.instant && b.hard.is_some());
         }
     }
@@ -309,34 +337,49 @@ mod tests {
         let mut left = 60.0;
         let mut moves = 0;
         while left > 0.0 && moves < 1000 {
-            let b = budget(&clock(left, 0.0), OVERHEAD);
+            let b = budget(&clock(left, 0.0), OVERHEAD, FULL);
             let used = if b.instant { 0.002 } else { b.soft.unwrap().as_secs_f64() };
             left -= used + OVERHEAD.as_secs_f64();
             moves += 1;
         }
         assert!(moves > 250, "the clock ran out after {moves} moves");
         // And early on it does think.
-        assert!(budget(&clock(60.0, 0.0), OVERHEAD).soft.unwrap() > Duration::from_millis(500));
+        assert!(budget(&clock(60.0, 0.0), OVERHEAD, FULL).soft.unwrap() > Duration::from_millis(500));
     }
 
     #[test]
     fn the_last_move_before_a_control_may_use_the_clock() {
         let l =
             Limits { clock: Some(Clock { time: 10.0, inc: 0.0, moves_to_go: Some(1) }), ..Limits::default() };
-        let b = budget(&l, OVERHEAD);
+        let b = budget(&l, OVERHEAD, FULL);
         assert!(b.hard.unwrap() > Duration::from_secs(5) && b.hard.unwrap() < Duration::from_secs(10));
+    }
+
+    /// Sudden death: fewer pieces, a larger share of the clock a move, but
+    /// never beyond the endgame's planned moves.
+    #[test]
+    fn the_share_grows_as_pieces_come_off() {
+        let soft = |pieces| budget(&clock(60.0, 0.0), Duration::ZERO, pieces).soft.unwrap();
+        assert!(soft(40) < soft(24) && soft(24) < soft(8));
+        assert_eq!(soft(6), soft(2));
+        // A control with moves to go plans over them, whatever the pieces.
+        let l = Limits {
+            clock: Some(Clock { time: 60.0, inc: 0.0, moves_to_go: Some(30) }),
+            ..Limits::default()
+        };
+        assert_eq!(budget(&l, Duration::ZERO, 40).soft, budget(&l, Duration::ZERO, 10).soft);
     }
 
     #[test]
     fn move_time_is_hard() {
         let l = Limits { move_time: Some(Duration::from_millis(50)), ..Limits::default() };
-        assert_eq!(budget(&l, OVERHEAD).hard, Some(Duration::from_millis(45)));
+        assert_eq!(budget(&l, OVERHEAD, FULL).hard, Some(Duration::from_millis(45)));
     }
 
     #[test]
     fn nothing_given_means_a_default() {
-        assert_eq!(budget(&Limits::default(), OVERHEAD).hard, Some(DEFAULT_MOVE_TIME));
+        assert_eq!(budget(&Limits::default(), OVERHEAD, FULL).hard, Some(DEFAULT_MOVE_TIME));
         let l = Limits { depth: Some(3), ..Limits::default() };
-        assert_eq!(budget(&l, OVERHEAD).hard, None);
+        assert_eq!(budget(&l, OVERHEAD, FULL).hard, None);
     }
 }

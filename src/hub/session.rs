@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::base::lines::{read_line, Line};
+use crate::engine::book::{Book, BookPolicy};
 use crate::engine::egdb::{self, Pieces, Tables};
 use crate::engine::eval::Evaluation;
 use crate::engine::options::{
@@ -95,6 +96,11 @@ struct Params {
     bb_path: String,
     /// Most pieces to probe the tables for (0 = do not probe).
     bb_size: usize,
+    /// Play from the opening book.
+    book: bool,
+    /// Book file ("" = the embedded book).
+    book_file: String,
+    book_policy: BookPolicy,
 }
 
 impl Default for Params {
@@ -108,9 +114,17 @@ impl Default for Params {
             weights: String::new(),
             bb_path: String::new(),
             bb_size: DEFAULT_BB_SIZE,
+            book: true,
+            book_file: String::new(),
+            book_policy: BookPolicy::default(),
         }
     }
 }
+
+/// Largest `book-ply` (book positions are at most 255 plies from a root).
+const MAX_BOOK_PLY: u64 = 255;
+/// Largest `book-margin`, hundredths of a man.
+const MAX_BOOK_MARGIN: u64 = 1000;
 
 /// Default of `bb-size`: every table there is, up to 6 pieces.
 const DEFAULT_BB_SIZE: usize = 6;
@@ -210,6 +224,8 @@ struct Hub {
     tables_stale: bool,
     /// `bb-size` was set by the client (not the default).
     bb_size_set: bool,
+    /// The book `book-file` names (used when `book` is true).
+    book: Option<Arc<Book>>,
 }
 
 impl Hub {
@@ -226,6 +242,7 @@ impl Hub {
             egdb: None,
             tables_stale: false,
             bb_size_set: false,
+            book: Some(Arc::new(Book::embedded())),
         }
     }
 
@@ -250,6 +267,7 @@ impl Hub {
             engine.set_hash_mb(self.params.hash_mb);
         }
         engine.set_move_overhead(self.params.move_overhead);
+        engine.set_book(self.book.clone().filter(|_| self.params.book), self.params.book_policy);
         self.applied = self.params.clone();
         engine
     }
@@ -278,6 +296,16 @@ impl Hub {
             "param name=bb-size value={} type=int min=0 max={}",
             self.params.bb_size,
             crate::engine::egdb::MAX_PIECES
+        ));
+        emit(&format!("param name=book value={} type=bool", self.params.book));
+        emit(&format!("param name=book-file value={} type=string", quote(&self.params.book_file)));
+        emit(&format!(
+            "param name=book-ply value={} type=int min=0 max={MAX_BOOK_PLY}",
+            self.params.book_policy.max_ply
+        ));
+        emit(&format!(
+            "param name=book-margin value={} type=int min=0 max={MAX_BOOK_MARGIN}",
+            self.params.book_policy.margin
         ));
         emit("wait");
     }
@@ -339,6 +367,30 @@ impl Hub {
                 // Loaded at `init` or the next search, once every parameter
                 // has arrived (clients send them one by one).
                 self.tables_stale = true;
+            }
+            "book" => {
+                self.params.book =
+                    parse_bool(value).ok_or(format!("book must be true or false, not {value:?}"))?
+            }
+            "book-ply" => {
+                self.params.book_policy.max_ply = parse_int("book-ply", value, 0, MAX_BOOK_PLY)? as u32
+            }
+            "book-margin" => {
+                self.params.book_policy.margin = parse_int("book-margin", value, 0, MAX_BOOK_MARGIN)? as i32
+            }
+            "book-file" => {
+                self.params.book_file = value.to_string();
+                if value.is_empty() {
+                    self.book = Some(Arc::new(Book::embedded()));
+                } else {
+                    match Book::load(std::path::Path::new(value)) {
+                        Ok(b) => self.book = Some(Arc::new(b)),
+                        Err(e) => {
+                            self.book = None;
+                            return Err(format!("book-file: {value}: {e}; playing without a book"));
+                        }
+                    }
+                }
             }
             // Unknown parameters are ignored, as the protocol asks.
             _ => {}

@@ -3,6 +3,7 @@
 //! end imports them.
 
 pub mod bench;
+pub mod book;
 pub mod egdb;
 pub mod interrupt;
 pub mod openings;

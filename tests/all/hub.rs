@@ -465,3 +465,55 @@ fn lidraughts_bot_sequence() {
     }
     hub.close();
 }
+
+#[test]
+fn the_book_plays_the_opening_and_a_bad_book_file_is_an_error() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("hub");
+    let lines = hub.until("wait", Duration::from_secs(5));
+    for name in ["book", "book-file", "book-ply", "book-margin"] {
+        assert!(lines.iter().any(|l| l.starts_with(&format!("param name={name} value="))), "{lines:?}");
+    }
+    hub.send("init");
+    hub.until("ready", Duration::from_secs(10));
+    // From the start position, on a clock, the book answers at once.
+    hub.send("pos");
+    hub.send("level move-time=5");
+    let started = Instant::now();
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(10));
+    assert!(started.elapsed() < Duration::from_secs(2), "a book move is instant");
+    let mv = done_move(&lines);
+    assert!(Game::default().clone().play_text(&mv).is_ok(), "{mv}");
+    let searched = |lines: &[String]| {
+        lines.iter().any(|l| l.starts_with("info depth=") && !l.starts_with("info depth=0 "))
+    };
+    assert!(lines.iter().any(|l| l.starts_with("info depth=0 ") && lidraughts_info_ok(l)), "{lines:?}");
+    assert!(!searched(&lines), "{lines:?}");
+    // A book file that is not there: one error, and the engine searches on.
+    hub.send("set-param name=book-file value=/nonexistent/book.bin");
+    let lines = hub.until("error", Duration::from_secs(5));
+    assert!(lines.last().unwrap().contains("playing without a book"), "{lines:?}");
+    hub.send("set-param name=book-margin value=-3");
+    let lines = hub.until("error", Duration::from_secs(5));
+    assert!(lines.last().unwrap().contains("book-margin"), "{lines:?}");
+    hub.send("pos");
+    hub.send("level move-time=0.2");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(10));
+    assert!(searched(&lines), "without a book it searches: {lines:?}");
+    // Switched off, likewise; switched back to the embedded book, instant.
+    hub.send("set-param name=book-file value=\"\"");
+    hub.send("set-param name=book value=false");
+    hub.send("level move-time=0.2");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(10));
+    assert!(searched(&lines), "{lines:?}");
+    hub.send("set-param name=book value=true");
+    hub.send("level move-time=0.2");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(10));
+    assert!(!searched(&lines), "{lines:?}");
+    hub.send("quit");
+    hub.close();
+}

@@ -281,6 +281,7 @@ impl<'a> Searcher<'a> {
             ..RootResult::default()
         };
         let mut prev_best: Option<Move> = None;
+        let mut prev_score: Option<Score> = None;
         let mut stable_iterations = 0u32;
         let max_depth = max_depth.clamp(1, MAX_DEPTH);
         let mut depth = 1;
@@ -312,6 +313,13 @@ impl<'a> Searcher<'a> {
                 stable_iterations = 0;
             }
             prev_best = best;
+            // Drops count once the iterations are deep enough to mean
+            // something, and not among won or lost scores.
+            let score_drop = match prev_score {
+                Some(p) if depth >= 5 && p.abs() < WIN_BAND && score.abs() < WIN_BAND => (p - score).max(0),
+                _ => 0,
+            };
+            prev_score = Some(score);
             if self.id == 0 {
                 self.last_report = Instant::now();
                 let info = self.info(&self.best_so_far.clone());
@@ -321,7 +329,7 @@ impl<'a> Searcher<'a> {
                 if self.stopped {
                     break;
                 }
-                if self.soft_time_up(stable_iterations) {
+                if self.soft_time_up(stable_iterations, score_drop) {
                     break;
                 }
             }
@@ -341,8 +349,10 @@ impl<'a> Searcher<'a> {
     }
 
     /// Whether the main thread should not start another iteration.
-    fn soft_time_up(&self, stable_iterations: u32) -> bool {
-        self.time.as_ref().is_some_and(|t| t.iteration_done(self.shared.control, stable_iterations))
+    fn soft_time_up(&self, stable_iterations: u32, score_drop: Score) -> bool {
+        self.time
+            .as_ref()
+            .is_some_and(|t| t.iteration_done(self.shared.control, stable_iterations, score_drop))
     }
 
     fn aspiration(&mut self, depth: i32, prev: Score) -> Score {
