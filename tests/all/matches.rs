@@ -149,7 +149,8 @@ fn score_adjudication_ends_games() {
     assert_eq!(summary.pairings[0].tally.draws, 2);
     for g in pdn::read(&std::fs::read_to_string(dir.join("d.pdn")).unwrap()).unwrap() {
         assert_eq!(g.tag("Termination"), Some("adjudication: scores agree on a draw"));
-        assert_eq!(g.moves.len(), 6);
+        // Six scored moves; a forced move, played at once, has no score.
+        assert!((6..=12).contains(&g.moves.len()), "{}", g.moves.len());
     }
     // A side whose engine reports a lost score while the other reports a
     // won one loses by adjudication.

@@ -224,6 +224,9 @@ pub struct GameRecord {
     /// Moves on which the engine waited at least [`STALL_WORTH_COUNTING`]
     /// for a CPU (not charged to its clock), with that wait.
     pub stalls: Vec<Duration>,
+    /// Each engine move: the engine, its move number in the game (counted
+    /// from the opening's end), and the time charged, seconds.
+    pub think: Vec<(usize, u32, f64)>,
     pairing: usize,
     pair_key: usize,
 }
@@ -263,8 +266,38 @@ pub struct Summary {
     /// Moves on which an engine waited for a CPU at least
     /// [`STALL_WORTH_COUNTING`] (not charged), and the longest such wait.
     pub stalls: (u64, Duration),
+    /// Time charged per move, per engine, by move number.
+    pub think: Vec<ThinkTable>,
     /// Wall time.
     pub elapsed: Duration,
+}
+
+/// The move numbers [`ThinkTable`] groups moves by: each range starts at
+/// its number and runs to the next one less one; the last runs on.
+pub const THINK_RANGES: [u32; 7] = [1, 6, 11, 21, 31, 41, 61];
+
+/// One engine's thinking time per move, grouped by its move number in
+/// the game: how the time manager spends a clock over a game.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThinkTable {
+    /// Per range of [`THINK_RANGES`]: moves, seconds in all, longest.
+    pub ranges: [(u64, f64, f64); THINK_RANGES.len()],
+}
+
+impl ThinkTable {
+    /// Counts one move.
+    pub fn add(&mut self, move_number: u32, seconds: f64) {
+        let i = THINK_RANGES.iter().rposition(|&start| move_number >= start).unwrap_or(0);
+        let r = &mut self.ranges[i];
+        r.0 += 1;
+        r.1 += seconds;
+        r.2 = r.2.max(seconds);
+    }
+
+    /// Moves, seconds in all and the longest, over every range.
+    pub fn total(&self) -> (u64, f64, f64) {
+        self.ranges.iter().fold((0, 0.0, 0.0), |(n, t, m), r| (n + r.0, t + r.1, m.max(r.2)))
+    }
 }
 
 /// The pairings (first, second) a run plays.
@@ -342,6 +375,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         time_forfeits: vec![0; names.len()],
         failures: vec![0; names.len()],
         stalls: (0, Duration::ZERO),
+        think: vec![ThinkTable::default(); names.len()],
         elapsed: Duration::ZERO,
     };
     let started = Instant::now();
@@ -393,6 +427,9 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
             }
             summary.stalls.0 += record.stalls.len() as u64;
             summary.stalls.1 = record.stalls.iter().fold(summary.stalls.1, |m, s| m.max(*s));
+            for &(engine, number, seconds) in &record.think {
+                summary.think[engine].add(number, seconds);
+            }
             match record.forfeit {
                 Some((engine, Forfeit::Time)) => summary.time_forfeits[engine] += 1,
                 Some((engine, Forfeit::Failure)) => summary.failures[engine] += 1,
@@ -522,6 +559,7 @@ fn play_game(
         faults: Vec::new(),
         forfeit: None,
         stalls: Vec::new(),
+        think: Vec::new(),
         pairing: job.pairing,
         pair_key: job.pair_key,
     };
@@ -663,6 +701,7 @@ fn play_game(
         };
         let state = &mut sides[me];
         state.moves += 1;
+        record.think.push((idx, state.moves, used));
         if let TimeControl::Clock { moves, time, inc } = cfg.tc {
             state.clock += inc - used - cfg.gui_overhead.as_secs_f64();
             if moves.is_some_and(|m| state.moves % m == 0) {
@@ -679,14 +718,15 @@ fn play_game(
         }
         comment.push_str(&format!("{used:.3}s"));
         record.moves.push((m, Some(comment)));
-        // Score adjudication, from the scores the engines report.
-        let score = reply.score;
-        if let Some(adj) = cfg.draw {
-            state.drawish = if score.is_some_and(|s| s.abs() <= adj.score) { state.drawish + 1 } else { 0 };
+        // Score adjudication, from the scores the engines report. A move
+        // without a score (a forced move played at once) leaves the counts
+        // as they were: it says nothing either way.
+        if let (Some(adj), Some(s)) = (cfg.draw, reply.score) {
+            state.drawish = if s.abs() <= adj.score { state.drawish + 1 } else { 0 };
         }
-        if let Some(adj) = cfg.resign {
-            state.losing = if score.is_some_and(|s| s <= -adj.score) { state.losing + 1 } else { 0 };
-            state.winning = if score.is_some_and(|s| s >= adj.score) { state.winning + 1 } else { 0 };
+        if let (Some(adj), Some(s)) = (cfg.resign, reply.score) {
+            state.losing = if s <= -adj.score { state.losing + 1 } else { 0 };
+            state.winning = if s >= adj.score { state.winning + 1 } else { 0 };
         }
         let (mine, theirs) = (sides[me], sides[1 - me]);
         if let Some(adj) = cfg.resign {
@@ -841,6 +881,34 @@ pub fn report(summary: &Summary, sprt: Option<Sprt>) -> Vec<String> {
             summary.stalls.0,
             summary.stalls.1.as_millis()
         ));
+    }
+    if summary.think.iter().any(|t| t.total().0 > 0) {
+        lines.push("think time per move, seconds (mean / longest), by the engine's move number:".into());
+        let mut head = format!("  {:<16}", "engine");
+        for (i, start) in THINK_RANGES.iter().enumerate() {
+            let range = match THINK_RANGES.get(i + 1) {
+                Some(next) => format!("{start}-{}", next - 1),
+                None => format!("{start}+"),
+            };
+            head.push_str(&format!(" {range:>11}"));
+        }
+        head.push_str(&format!(" {:>11}", "all"));
+        lines.push(head);
+        for (name, t) in names.iter().zip(&summary.think) {
+            let cell = |(n, total, longest): (u64, f64, f64)| {
+                if n == 0 {
+                    format!(" {:>11}", "-")
+                } else {
+                    format!(" {:>11}", format!("{:.2}/{:.2}", total / n as f64, longest))
+                }
+            };
+            let mut row = format!("  {name:<16}");
+            for r in &t.ranges {
+                row.push_str(&cell(*r));
+            }
+            row.push_str(&cell(t.total()));
+            lines.push(row);
+        }
     }
     if summary.faults.len() > forfeits as usize {
         lines.push(format!("engine faults in all (errors included): {}", summary.faults.len()));
