@@ -4,11 +4,11 @@
 //!
 //! - [`base`]: a random number generator, a checksum, a duration formatter.
 //! - [`rules`]: board, positions, moves, move generation, the game record
-//!   and its draw rules, notation, perft.
+//!   and its draw rules, notation, PDN, openings, perft.
 //! - [`engine`]: score scale, evaluation, transposition table, search,
 //!   threads, time management, endgame tables, and the [`Engine`] facade.
-//! - [`hub`] and [`cli`]: the front ends, the Hub protocol for programs
-//!   and the command line for people.
+//! - [`hub`], [`dxp`] and [`cli`]: the front ends, the Hub protocol for
+//!   GUIs, DXP for engine tournaments and the command line for people.
 //! - [`tools`]: match runner, self-play, tuner, table generator, bench.
 //!
 //! The binary only parses the command line and dispatches to these.
@@ -17,6 +17,7 @@
 
 pub mod base;
 pub mod cli;
+pub mod dxp;
 pub mod engine;
 pub mod hub;
 pub mod rules;

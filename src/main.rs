@@ -25,6 +25,18 @@ enum Command {
         #[arg(long)]
         log_file: Option<std::path::PathBuf>,
     },
+    /// Play over DXP (DamExchange, TCP), the protocol of engine
+    /// tournaments: as server (--listen) or client (--connect), as
+    /// initiator (--initiate) or follower.
+    Dxp {
+        #[command(flatten)]
+        dxp: dammer::dxp::DxpArgs,
+        #[command(flatten)]
+        engine: dammer::cli::EngineArgs,
+        /// Write a log of the conversation (and anything RUST_LOG asks for) to this file.
+        #[arg(long)]
+        log_file: Option<std::path::PathBuf>,
+    },
     /// Search a position and print each iteration, then the best move.
     Analyse(analyse::AnalyseArgs),
     /// Search a fixed set of positions to a fixed depth (speed and
@@ -135,7 +147,7 @@ fn main() -> ExitCode {
         default_sigpipe();
     }
     let log_file = match &command {
-        Command::Hub { log_file } => log_file.clone(),
+        Command::Hub { log_file } | Command::Dxp { log_file, .. } => log_file.clone(),
         _ => None,
     };
     if let Err(msg) = init_logging(log_file.as_deref()) {
@@ -147,6 +159,7 @@ fn main() -> ExitCode {
             dammer::hub::run();
             Ok(())
         }
+        Command::Dxp { dxp, engine, .. } => engine.engine().and_then(|mut e| dammer::dxp::run(&dxp, &mut e)),
         Command::Analyse(args) => analyse::run(&args),
         Command::Bench(args) => bench::run_cli(&args),
         Command::Selfplay(args) => selfplay::run_cli(args),

@@ -70,3 +70,61 @@ pub fn parse_position(text: &str) -> Result<Position, String> {
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
+
+/// The engine options of a command that plays games (threads, table
+/// size, move overhead, evaluation, endgame tables, opening book), as
+/// the Hub front end offers them as parameters.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_parser = crate::engine::options::threads)]
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = crate::engine::options::DEFAULT_HASH_MB, value_parser = crate::engine::options::hash_mb)]
+    pub hash: usize,
+    /// Milliseconds each move costs beyond the engine's thinking (network,
+    /// the peer's latency); kept back on the clock.
+    #[arg(long, default_value = "100", value_parser = crate::engine::options::move_overhead)]
+    pub move_overhead: std::time::Duration,
+    /// The evaluation.
+    #[command(flatten)]
+    pub eval: EvalArgs,
+    /// The endgame tables.
+    #[command(flatten)]
+    pub egdb: EgdbArgs,
+    /// An opening book file (default: the embedded book).
+    #[arg(long)]
+    pub book: Option<std::path::PathBuf>,
+    /// Play without an opening book.
+    #[arg(long, conflicts_with = "book")]
+    pub no_book: bool,
+    /// Play any book move within this many hundredths of a man of the best.
+    #[arg(long, default_value_t = crate::engine::book::DEFAULT_MARGIN, value_parser = clap::value_parser!(i32).range(0..=1000))]
+    pub book_margin: i32,
+}
+
+impl EngineArgs {
+    /// An engine set up as the arguments say. A book file that cannot be
+    /// read is reported on stderr and the engine plays without a book.
+    pub fn engine(&self) -> Result<crate::engine::Engine, String> {
+        use crate::engine::book::{Book, BookPolicy};
+        let mut engine = crate::engine::Engine::new(self.threads, self.hash);
+        engine.set_evaluation(self.eval.evaluation()?);
+        engine.set_egdb(self.egdb.tables()?.map(std::sync::Arc::new));
+        engine.set_move_overhead(self.move_overhead);
+        let book = match (&self.book, self.no_book) {
+            (_, true) => None,
+            (Some(path), false) => match Book::load(path) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    eprintln!("dammer: book {}: {e}; playing without a book", path.display());
+                    None
+                }
+            },
+            (None, false) => Some(Book::embedded()),
+        };
+        let policy = BookPolicy { margin: self.book_margin, ..BookPolicy::default() };
+        engine.set_book(book.map(std::sync::Arc::new), policy);
+        Ok(engine)
+    }
+}

@@ -1,6 +1,6 @@
 //! The rules of international draughts (FMJD): the board, positions, moves
-//! and their generation, the game record with its draw rules, notation and
-//! perft. This floor imports nothing of the crate but [`crate::base`]: a GUI
+//! and their generation, the game record with its draw rules, notation, PDN,
+//! openings and perft. This floor imports nothing of the crate but [`crate::base`]: a GUI
 //! or a tool that only needs the rules needs only this.
 
 pub mod bitboard;
@@ -8,5 +8,7 @@ pub mod game;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
+pub mod openings;
+pub mod pdn;
 pub mod perft;
 pub mod position;

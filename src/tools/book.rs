@@ -25,8 +25,8 @@ use crate::engine::time::Limits;
 use crate::engine::Engine;
 use crate::rules::game::Game;
 use crate::rules::movegen::legal_moves;
+use crate::rules::openings;
 use crate::rules::position::Position;
-use crate::tools::openings;
 
 /// How a book is built.
 #[derive(Clone, Debug)]
@@ -252,7 +252,10 @@ pub fn build(
     };
     let mut engine = Engine::new(cfg.threads, cfg.hash_mb);
     engine.set_evaluation(cfg.eval.clone());
-    let limits = Limits { nodes: Some(cfg.nodes), ..Limits::default() };
+    // Analysis: a position with one legal move is searched too (a game
+    // search plays it at once and scores it by the static evaluation, which
+    // knows nothing of the capture that follows).
+    let limits = Limits { nodes: Some(cfg.nodes), analysis: true, ..Limits::default() };
     let mut search = |pos: &Position| -> Score {
         if legal_moves(pos).is_empty() {
             return crate::engine::score::lost_in(0);

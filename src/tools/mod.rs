@@ -6,8 +6,6 @@ pub mod bench;
 pub mod book;
 pub mod egdb;
 pub mod interrupt;
-pub mod openings;
-pub mod pdn;
 pub mod selfplay;
 pub mod testset;
 pub mod tournament;

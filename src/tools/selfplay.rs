@@ -24,8 +24,8 @@ use crate::engine::time::Limits;
 use crate::engine::Engine;
 use crate::rules::game::{Game, GameResult};
 use crate::rules::movegen::legal_moves;
+use crate::rules::openings::{parse_openings, Opening, DEFAULT_OPENINGS};
 use crate::rules::position::{Color, Position};
-use crate::tools::openings::{parse_openings, Opening, DEFAULT_OPENINGS};
 
 /// Bytes of one record.
 pub const RECORD_SIZE: usize = 32;

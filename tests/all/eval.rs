@@ -367,7 +367,7 @@ fn selfplay_files_resume_and_hold_quiet_positions() {
         seed: 7,
         eval: Evaluation::Hand,
         max_plies: 200,
-        openings: dammer::tools::openings::parse_openings(dammer::tools::openings::DEFAULT_OPENINGS, false)
+        openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
             .unwrap(),
     };
     let first = selfplay::run(&cfg, &mut |_| {}).unwrap();
@@ -463,7 +463,7 @@ fn relabelling_keeps_games_and_results_and_resumes() {
         seed: 9,
         eval: Evaluation::Hand,
         max_plies: 120,
-        openings: dammer::tools::openings::parse_openings(dammer::tools::openings::DEFAULT_OPENINGS, false)
+        openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
             .unwrap(),
     };
     selfplay::run(&cfg, &mut |_| {}).unwrap();

@@ -1,6 +1,6 @@
 //! The house rules of the source tree, checked from the code's own text:
 //! each floor imports only the floors below it (`base` <- `rules` <-
-//! `engine` <- front ends `hub`, `cli` <- `tools`), the front ends import
+//! `engine` <- front ends `hub`, `dxp`, `cli` <- `tools`), the front ends import
 //! nothing of each other, and no comment or doc points outside the
 //! repository.
 
@@ -12,7 +12,7 @@ fn floor(module: &str) -> Option<u8> {
         "base" => Some(0),
         "rules" => Some(1),
         "engine" => Some(2),
-        "hub" | "cli" => Some(3),
+        "hub" | "dxp" | "cli" => Some(3),
         "tools" => Some(4),
         _ => None,
     }

@@ -4,6 +4,7 @@
 
 mod book;
 mod common;
+mod dxp;
 
 mod egdb;
 mod eval;

@@ -6,8 +6,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use dammer::rules::game::GameResult;
-use dammer::tools::openings::{parse_openings, DEFAULT_OPENINGS};
-use dammer::tools::pdn;
+use dammer::rules::openings::{parse_openings, DEFAULT_OPENINGS};
+use dammer::rules::pdn;
 use dammer::tools::tournament::client::EngineSpec;
 use dammer::tools::tournament::{self, Config, TimeControl};
 

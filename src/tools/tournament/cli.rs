@@ -5,7 +5,7 @@ use super::client::EngineSpec;
 use super::stats::Sprt;
 use super::{check_engines, report, Config, DrawAdjudication, DrawRules, ResignAdjudication, TimeControl};
 use crate::engine::options;
-use crate::tools::openings::{load_openings, parse_openings, DEFAULT_OPENINGS};
+use crate::rules::openings::{load_openings, parse_openings, DEFAULT_OPENINGS};
 
 /// The `match` arguments as given.
 #[derive(clap::Args, Debug)]

@@ -16,15 +16,15 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use crate::base::duration::format_duration;
 use crate::engine::options;
 use crate::rules::game::{DrawReason, Game, GameResult};
 use crate::rules::movegen::Move;
+use crate::rules::openings::Opening;
+use crate::rules::pdn;
 use crate::rules::position::{Color, Position};
-use crate::tools::openings::Opening;
-use crate::tools::pdn;
 use client::{EngineError, EngineProcess, EngineSpec};
 use stats::{Sprt, SprtVerdict, Tally};
 
@@ -384,7 +384,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     let (tx, rx) = mpsc::channel::<GameRecord>();
     // Half points of the first game of each opening pair, per pairing.
     let mut half_pairs: HashMap<(usize, usize), u8> = HashMap::new();
-    let date = today();
+    let date = pdn::today();
     std::thread::scope(|scope| {
         for w in 0..cfg.concurrency.clamp(1, jobs.len().max(1)) {
             let tx = tx.clone();
@@ -767,27 +767,6 @@ fn format_elo(e: &stats::Estimate) -> String {
     }
 }
 
-/// Today's date (UTC) as PDN writes it, `YYYY.MM.DD`.
-fn today() -> String {
-    let days = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
 /// The final report: one block per pairing and, for more than two
 /// engines, a table of points.
 pub fn report(summary: &Summary, sprt: Option<Sprt>) -> Vec<String> {
@@ -951,7 +930,7 @@ mod tests {
             margin: Duration::from_millis(50),
             gui_overhead: Duration::ZERO,
             draw_rules: DrawRules::All,
-            openings: crate::tools::openings::parse_openings(crate::tools::openings::DEFAULT_OPENINGS, false)
+            openings: crate::rules::openings::parse_openings(crate::rules::openings::DEFAULT_OPENINGS, false)
                 .unwrap(),
             games: Some(4),
             concurrency: 1,
@@ -970,12 +949,5 @@ mod tests {
         let gauntlet = schedule(&Config { gauntlet: true, ..cfg });
         assert!(gauntlet.iter().all(|j| j.white == 0 || j.black == 0));
         assert_eq!(gauntlet.len(), 8);
-    }
-
-    #[test]
-    fn dates_are_civil() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
     }
 }

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use crate::rules::game::{Game, GameResult};
 use crate::rules::movegen::Move;
+use crate::rules::pdn;
 use crate::rules::position::Position;
-use crate::tools::pdn;
 
 /// The 2-move ballots of `bench/openings-2move.fen` (one FEN a line), the
 /// default opening set of matches and self-play.

@@ -1,6 +1,7 @@
 //! PDN: writing finished games, and reading games back (openings, tests).
 
 use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::rules::game::Game;
 use crate::rules::notation::to_pdn;
@@ -144,6 +145,27 @@ pub fn read(text: &str) -> Result<Vec<PdnGame>, String> {
     Ok(games)
 }
 
+/// Today's date (UTC) as PDN writes it, `YYYY.MM.DD`.
+pub fn today() -> String {
+    let days = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
 /// Everything a finished game's PDN needs besides the moves.
 #[derive(Clone, Debug, Default)]
 pub struct GameTags {
@@ -230,6 +252,13 @@ pub fn write_game(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+    }
+
     use super::*;
     use crate::rules::game::GameResult;
 

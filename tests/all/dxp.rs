@@ -1,0 +1,342 @@
+//! The DXP front end: the wire format byte by byte, and `dammer dxp` over
+//! loopback TCP, against a hand-driven peer and against itself in both roles.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use dammer::dxp::message::{Frame, Framer, Message, MessageError};
+use dammer::dxp::session::find_move;
+use dammer::rules::game::Game;
+use dammer::rules::pdn;
+use dammer::rules::position::{Color, Position};
+
+const DAMMER: &str = env!("CARGO_BIN_EXE_dammer");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dammer-dxp-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn messages_round_trip() {
+    let start = Position::parse("W:W28,31,32,K46:B8,12,K13,19").unwrap();
+    let messages = [
+        Message::GameReq {
+            version: 1,
+            name: "Kingsrow".into(),
+            follower: Color::Black,
+            minutes: 5.0,
+            moves: 75,
+            start: None,
+        },
+        Message::GameReq {
+            version: 1,
+            name: "x".into(),
+            follower: Color::White,
+            minutes: 2.5,
+            moves: 0,
+            start: Some(start),
+        },
+        Message::GameAcc { name: "Dammer".into(), code: 0 },
+        Message::Move { seconds: 12, from: 32, to: 28, captured: vec![] },
+        Message::Move { seconds: 0, from: 27, to: 9, captured: vec![22, 13, 18] },
+        Message::GameEnd { reason: 2, stop: 1 },
+        Message::Chat("hello there".into()),
+        Message::BackReq { move_number: 12, side: Color::Black },
+        Message::BackAcc { code: 1 },
+    ];
+    for m in &messages {
+        let text = m.encode();
+        assert!(text.len() <= 127, "{text}");
+        assert_eq!(&Message::parse(&text).unwrap(), m, "{text}");
+    }
+    // The layouts of the protocol's own examples.
+    assert_eq!(Message::GameEnd { reason: 0, stop: 0 }.encode(), "E00");
+    assert_eq!(
+        Message::Move { seconds: 3, from: 32, to: 28, captured: vec![] }.encode(),
+        "M00033228".to_string() + "00"
+    );
+    let req = format!("R01{:<32}Z005000A", "Moby Dam");
+    assert_eq!(
+        Message::parse(&req).unwrap(),
+        Message::GameReq {
+            version: 1,
+            name: "Moby Dam".into(),
+            follower: Color::Black,
+            minutes: 5.0,
+            moves: 0,
+            start: None
+        }
+    );
+    // Fractional minutes, as some programs write them.
+    let req = format!("R01{:<32}W.17000A", "mm");
+    assert!(
+        matches!(Message::parse(&req).unwrap(), Message::GameReq { minutes, .. } if (minutes - 0.17).abs() < 1e-9)
+    );
+}
+
+#[test]
+fn malformed_messages_say_what_is_wrong() {
+    let name = format!("{:<32}", "peer");
+    let bad: Vec<(String, &str)> = vec![
+        (String::new(), "empty"),
+        ("Q123".into(), "unknown message type"),
+        (format!("R01{name}W005000"), "GAMEREQ of 42"),
+        (format!("R0x{name}W005000A"), "version"),
+        (format!("R01{name}X005000A"), "colour"),
+        (format!("R01{name}W0-5000A"), "minutes"),
+        (format!("R01{name}W0050x0A"), "moves"),
+        (format!("R01{name}W005000C"), "start"),
+        (format!("R01{name}W005000A{}", "e".repeat(51)), "43 with start A"),
+        (format!("R01{name}W005000BW{}", "q".repeat(50)), "squares"),
+        (format!("R01{name}W005000BW{}", "w".repeat(50)), "position"),
+        (format!("A{name}5"), "code"),
+        (format!("A{name}"), "GAMEACC of 33"),
+        ("M0001322".into(), "at least 11"),
+        ("M00013228012".into(), "13 for 1 captures"),
+        ("M00013251".to_string() + "00", "to"),
+        ("M00010028".to_string() + "00", "from"),
+        ("M0001322801x1".into(), "captured square"),
+        ("Mabcd322800".into(), "seconds"),
+        ("E4".into(), "GAMEEND of 2"),
+        ("E40".into(), "reason"),
+        ("E12".into(), "stop code"),
+        ("B12W".into(), "BACKREQ of 4"),
+        ("B012Q".into(), "side to move"),
+        ("K3".into(), "code"),
+        ("C\u{7f}".into(), "printable ASCII"),
+        ("C".to_string() + &"x".repeat(127), "at most 127"),
+    ];
+    for (text, want) in bad {
+        let e = Message::parse(&text).expect_err(&text);
+        assert!(e.to_string().contains(want), "{text:?}: {e}");
+    }
+    assert_eq!(Message::parse(""), Err(MessageError::Empty));
+}
+
+#[test]
+fn the_framer_splits_and_joins_messages_and_drops_long_ones() {
+    let mut f = Framer::new();
+    assert!(f.push(b"E0").is_empty());
+    assert_eq!(f.push(b"0\0K1\0M00"), vec![Frame::Text("E00".into()), Frame::Text("K1".into())]);
+    assert_eq!(f.push(b"0132280"), vec![]);
+    assert_eq!(f.push(b"0\0"), vec![Frame::Text("M0001322800".into())]);
+    // Byte by byte.
+    let mut out = Vec::new();
+    for b in b"C hi\0\0E21\0" {
+        out.extend(f.push(&[*b]));
+    }
+    assert_eq!(out, vec![Frame::Text("C hi".into()), Frame::Text("E21".into())]);
+    // Over-long: reported once, dropped to its NUL, and the next one is read.
+    let mut long = vec![b'C'; 300];
+    long.extend(b"\0E00\0");
+    assert_eq!(f.push(&long), vec![Frame::TooLong, Frame::Text("E00".into())]);
+}
+
+/// `dammer dxp` listening on a free loopback port; returns it and the port.
+fn listener(args: &[&str]) -> (Child, u16) {
+    let mut child = Command::new(DAMMER)
+        .args(["dxp", "--listen", "127.0.0.1:0", "--hash", "8"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let port = line.trim().rsplit(':').next().unwrap().parse().unwrap_or_else(|_| panic!("{line}"));
+    (child, port)
+}
+
+/// The peer side of a connection, driven by hand.
+struct Peer {
+    stream: TcpStream,
+    framer: Framer,
+    pending: Vec<String>,
+}
+
+impl Peer {
+    fn connect(port: u16) -> Peer {
+        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+        Peer { stream, framer: Framer::new(), pending: Vec::new() }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    fn send(&mut self, m: &Message) {
+        let mut b = m.encode().into_bytes();
+        b.push(0);
+        self.send_raw(&b);
+    }
+
+    /// The next message that is not a CHAT (chats are counted in `chats`).
+    fn next(&mut self, timeout: Duration, chats: &mut Vec<String>) -> Message {
+        let deadline = Instant::now() + timeout;
+        loop {
+            while !self.pending.is_empty() {
+                let text = self.pending.remove(0);
+                match Message::parse(&text).unwrap_or_else(|e| panic!("Dammer sent {text:?}: {e}")) {
+                    Message::Chat(c) => chats.push(c),
+                    m => return m,
+                }
+            }
+            assert!(Instant::now() < deadline, "nothing from Dammer in time; chats {chats:?}");
+            let mut buf = [0u8; 512];
+            match self.stream.read(&mut buf) {
+                Ok(0) => panic!("Dammer closed the connection"),
+                Ok(n) => {
+                    for f in self.framer.push(&buf[..n]) {
+                        match f {
+                            Frame::Text(t) => self.pending.push(t),
+                            Frame::TooLong => panic!("Dammer sent an over-long message"),
+                        }
+                    }
+                }
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+fn game_request(follower: Color, minutes: f64, start: Option<Position>) -> Message {
+    Message::GameReq { version: 1, name: "tester".into(), follower, minutes, moves: 0, start }
+}
+
+#[test]
+fn a_server_survives_bad_input_interruptions_and_disconnects() {
+    let (mut child, port) = listener(&[]);
+    let mut chats = Vec::new();
+    let mut peer = Peer::connect(port);
+    // Garbage first: each message gets a CHAT, the connection lives on.
+    peer.send_raw(b"Xjunk\0E9\0M12\0");
+    peer.send_raw(&[b'C'; 200]);
+    peer.send_raw(b"\0");
+    // A version Dammer does not speak.
+    let req = game_request(Color::White, 5.0, None).encode().replacen("R01", "R02", 1);
+    peer.send_raw(format!("{req}\0").as_bytes());
+    assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameAcc { code: 1, .. }));
+    assert_eq!(chats.len(), 4, "{chats:?}");
+    // A game request split over several writes; Dammer plays White in a
+    // position outside its book, with a long clock, so it thinks.
+    let start = Position::parse(
+        "W:W27,28,31,32,33,34,36,37,38,39,40,41,42,43,44,45,47,48,49:B1,2,3,4,6,7,8,9,10,11,12,13,14,16,17,18,19,20,22",
+    )
+    .unwrap();
+    let mut bytes = game_request(Color::White, 60.0, Some(start)).encode().into_bytes();
+    bytes.push(0);
+    for chunk in bytes.chunks(7) {
+        peer.send_raw(chunk);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameAcc { code: 0, .. }));
+    // While it thinks: a second request is "not now", a BACKREQ "not supported".
+    peer.send(&game_request(Color::Black, 5.0, None));
+    assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameAcc { code: 2, .. }));
+    peer.send(&Message::BackReq { move_number: 1, side: Color::White });
+    assert_eq!(peer.next(Duration::from_secs(5), &mut chats), Message::BackAcc { code: 1 });
+    // A move from us while it is Dammer's turn is refused with a CHAT.
+    let before = chats.len();
+    peer.send(&Message::Move { seconds: 1, from: 19, to: 23, captured: vec![] });
+    // GAMEEND while it thinks: confirmed at once, the mirror of ours.
+    let sent = Instant::now();
+    peer.send(&Message::GameEnd { reason: 3, stop: 0 });
+    assert_eq!(peer.next(Duration::from_secs(2), &mut chats), Message::GameEnd { reason: 1, stop: 0 });
+    assert!(sent.elapsed() < Duration::from_secs(1), "confirmed after {:?}", sent.elapsed());
+    assert_eq!(chats.len(), before + 1, "{chats:?}");
+    // Next game: Dammer is Black; our illegal move ends the game with a CHAT.
+    peer.send(&game_request(Color::Black, 5.0, None));
+    assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameAcc { code: 0, .. }));
+    peer.send(&Message::Move { seconds: 1, from: 32, to: 27, captured: vec![] });
+    let reply = peer.next(Duration::from_secs(10), &mut chats);
+    let Message::Move { from, to, captured, .. } = reply else { panic!("{reply:?}") };
+    let mut g = Game::default();
+    g.play_text("32-27").unwrap();
+    assert!(find_move(g.position(), from, to, &captured).is_some());
+    peer.send(&Message::Move { seconds: 1, from: 27, to: 18, captured: vec![] });
+    assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameEnd { reason: 0, .. }));
+    assert!(chats.last().unwrap().contains("illegal move"), "{chats:?}");
+    peer.send(&Message::GameEnd { reason: 0, stop: 0 });
+    // A game, then the peer vanishes while Dammer thinks: the server
+    // listens again and plays the next peer.
+    peer.send(&game_request(Color::White, 60.0, Some(start)));
+    assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameAcc { code: 0, .. }));
+    drop(peer);
+    std::thread::sleep(Duration::from_millis(100));
+    let mut peer = Peer::connect(port);
+    peer.send(&game_request(Color::White, 0.05, None));
+    assert!(matches!(peer.next(Duration::from_secs(10), &mut chats), Message::GameAcc { code: 0, .. }));
+    assert!(matches!(peer.next(Duration::from_secs(10), &mut chats), Message::Move { .. }));
+    // Stop code 1 ends a follower's connection, not the server.
+    peer.send(&Message::GameEnd { reason: 0, stop: 1 });
+    assert_eq!(peer.next(Duration::from_secs(5), &mut chats), Message::GameEnd { reason: 0, stop: 1 });
+    assert!(child.try_wait().unwrap().is_none(), "the server lives on");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Games between two Dammers over DXP end by the rules, are written as PDN
+/// by both sides, and replay.
+fn play_both(listen_args: &[&str], connect_args: &[&str], dir: &std::path::Path) {
+    let (mut server, port) = listener(listen_args);
+    let addr = format!("127.0.0.1:{port}");
+    let status = Command::new(DAMMER)
+        .args(["dxp", "--connect", &addr, "--hash", "8"])
+        .args(connect_args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // An initiating server stops after its games; a following one listens
+    // on, and gets a moment to write its last game.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while server.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    for file in ["server.pdn", "client.pdn"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let games = pdn::read(&text).unwrap();
+        assert_eq!(games.len(), 2, "{file}");
+        for g in &games {
+            let game = g.replay().unwrap();
+            let result = g.result.as_deref().unwrap();
+            assert_ne!(result, "*", "{file}: {text}");
+            match game.result() {
+                dammer::rules::game::GameResult::Ongoing => {
+                    assert!(g.tag("Termination").unwrap().contains("tables"), "{file}: {text}")
+                }
+                r => assert_eq!(r.pdn(), result, "{file}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn dammer_plays_dammer_over_dxp_in_both_roles() {
+    let dir = temp_dir("selfplay");
+    let (s, c) = (dir.join("server.pdn"), dir.join("client.pdn"));
+    let (s, c) = (s.to_str().unwrap(), c.to_str().unwrap());
+    // The client initiates.
+    play_both(&["--pdn", s], &["--pdn", c, "--initiate", "--games", "2", "--minutes", "0.1"], &dir);
+    // The server initiates; it stops after its games.
+    std::fs::remove_file(s).unwrap();
+    std::fs::remove_file(c).unwrap();
+    play_both(
+        &["--pdn", s, "--initiate", "--games", "2", "--minutes", "0.1", "--colour", "black"],
+        &["--pdn", c],
+        &dir,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
