@@ -340,3 +340,93 @@ fn dammer_plays_dammer_over_dxp_in_both_roles() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `dammer match` drives a DXP engine (started with DXP_HOST/DXP_PORT, or
+/// reached at its address) against a Hub engine: full games, no faults,
+/// the PDN replays.
+#[test]
+fn the_match_runner_drives_dxp_engines() {
+    use dammer::tools::tournament::client::{EngineSpec, Protocol};
+    use dammer::tools::tournament::{self, Config, TimeControl};
+    let dir = temp_dir("match");
+    let hub = EngineSpec {
+        name: "hub".into(),
+        command: vec![DAMMER.into(), "hub".into()],
+        protocol: Protocol::Hub,
+        dir: None,
+        params: vec![("hash".into(), "8".into()), ("move-overhead".into(), "20".into())],
+    };
+    let client = EngineSpec {
+        name: "dxp".into(),
+        command: ["dxp", "--hash", "8", "--move-overhead", "20"].iter().fold(
+            vec![DAMMER.to_string()],
+            |mut v, a| {
+                v.push(a.to_string());
+                v
+            },
+        ),
+        protocol: Protocol::DxpClient,
+        dir: None,
+        params: vec![],
+    };
+    let openings =
+        dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false).unwrap();
+    let mut cfg = Config {
+        engines: vec![hub.clone(), client],
+        gauntlet: true,
+        tc: TimeControl::Clock { moves: None, time: 3.0, inc: 0.0 },
+        margin: Duration::from_millis(500),
+        gui_overhead: Duration::ZERO,
+        draw_rules: tournament::DrawRules::All,
+        openings,
+        games: Some(4),
+        concurrency: 2,
+        pdn: Some(dir.join("games.pdn")),
+        max_plies: Some(300),
+        draw: None,
+        resign: None,
+        sprt: None,
+        event: "dxp test".into(),
+    };
+    let summary = tournament::run(&cfg, &mut |_| {}).unwrap();
+    assert_eq!(summary.games, 4);
+    assert!(summary.faults.is_empty(), "{:?}", summary.faults);
+    let games = pdn::read(&std::fs::read_to_string(dir.join("games.pdn")).unwrap()).unwrap();
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        let game = g.replay().unwrap();
+        let termination = g.tag("Termination").unwrap();
+        match game.result() {
+            dammer::rules::game::GameResult::Ongoing => {
+                assert!(
+                    termination.starts_with("adjudication") || termination.contains("claimed"),
+                    "{termination}"
+                )
+            }
+            r => assert_eq!(r.pdn(), g.result.as_deref().unwrap(), "{termination}"),
+        }
+    }
+    // An engine already listening, reached at its address.
+    let (mut server, port) = listener(&["--move-overhead", "20"]);
+    cfg.engines[1] = EngineSpec {
+        name: "server".into(),
+        command: vec![],
+        protocol: Protocol::DxpConnect(format!("127.0.0.1:{port}")),
+        dir: None,
+        params: vec![],
+    };
+    cfg.games = Some(2);
+    cfg.concurrency = 1;
+    cfg.pdn = None;
+    let summary = tournament::run(&cfg, &mut |_| {}).unwrap();
+    assert_eq!(summary.games, 2);
+    assert!(summary.faults.is_empty(), "{:?}", summary.faults);
+    let _ = server.kill();
+    let _ = server.wait();
+    // DXP has no time per move and no increment: said before any game.
+    cfg.tc = TimeControl::MoveTime(0.1);
+    assert!(tournament::run(&cfg, &mut |_| {}).unwrap_err().contains("without increment"));
+    cfg.tc = TimeControl::Clock { moves: None, time: 10.0, inc: 0.1 };
+    assert!(tournament::run(&cfg, &mut |_| {}).unwrap_err().contains("without increment"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

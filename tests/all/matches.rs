@@ -8,7 +8,7 @@ use std::time::Duration;
 use dammer::rules::game::GameResult;
 use dammer::rules::openings::{parse_openings, DEFAULT_OPENINGS};
 use dammer::rules::pdn;
-use dammer::tools::tournament::client::EngineSpec;
+use dammer::tools::tournament::client::{EngineSpec, Protocol};
 use dammer::tools::tournament::{self, Config, TimeControl};
 
 const DAMMER: &str = env!("CARGO_BIN_EXE_dammer");
@@ -30,6 +30,7 @@ fn fake_engine(dir: &Path, name: &str, on_go: &str) -> EngineSpec {
     EngineSpec {
         name: name.into(),
         command: vec!["sh".into(), path.display().to_string()],
+        protocol: Protocol::Hub,
         dir: None,
         params: vec![],
     }
@@ -39,6 +40,7 @@ fn dammer(name: &str) -> EngineSpec {
     EngineSpec {
         name: name.into(),
         command: vec![DAMMER.into(), "hub".into()],
+        protocol: Protocol::Hub,
         dir: None,
         params: vec![("hash".into(), "8".into())],
     }

@@ -10,7 +10,11 @@ use crate::rules::openings::{load_openings, parse_openings, DEFAULT_OPENINGS};
 /// The `match` arguments as given.
 #[derive(clap::Args, Debug)]
 pub struct MatchArgs {
-    /// An engine: `name=NAME cmd="PROGRAM hub" [dir=DIR] [option.PARAM=VALUE ...]`;
+    /// An engine: `name=NAME cmd="PROGRAM hub" [dir=DIR] [option.PARAM=VALUE ...]`
+    /// for a Hub engine, `name=NAME dxp-client="PROGRAM ARGS"` for a DXP
+    /// engine that connects to the runner (DXP_HOST/DXP_PORT in its
+    /// environment) or `name=NAME dxp-connect=HOST:PORT` for one already
+    /// listening (DXP engines need a clock without increment, e.g. --tc 300);
     /// give it once per engine (at least two).
     #[arg(long = "engine", num_args = 1.., required = true, value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
     pub engines: Vec<String>,

@@ -1,5 +1,7 @@
-//! A Hub engine seen from the other side: a child process driven through
-//! its standard input and output, with deadlines on every answer.
+//! An engine seen from the other side: a Hub engine is a child process
+//! driven through its standard input and output, with deadlines on every
+//! answer; a DXP engine is driven over TCP ([`super::dxp_peer`]). A
+//! [`Player`] is either, for the games to use alike.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -12,6 +14,10 @@ use std::time::{Duration, Instant};
 
 use crate::base::lines::{read_line, Line};
 use crate::hub::{quote, Message};
+use crate::rules::game::Game;
+use crate::rules::position::Color;
+use crate::tools::tournament::dxp_peer::DxpPeer;
+use crate::tools::tournament::TimeControl;
 
 /// How long an engine may take to answer `hub` and `init`.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -32,21 +38,39 @@ const READ_AHEAD: usize = 256;
 pub struct EngineSpec {
     /// The name used in results and PDN files.
     pub name: String,
-    /// Program and arguments.
+    /// Program and arguments (none for an engine reached at an address).
     pub command: Vec<String>,
+    /// How the runner talks to it.
+    pub protocol: Protocol,
     /// Working directory (the runner's own when unset).
     pub dir: Option<PathBuf>,
     /// Hub parameters sent with `set-param` before `init`.
     pub params: Vec<(String, String)>,
 }
 
+/// The protocol an engine speaks to the runner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// Hub over the child's standard input and output.
+    Hub,
+    /// DXP: the child connects to the runner (`DXP_HOST`, `DXP_PORT`).
+    DxpClient,
+    /// DXP: the engine listens at this address and the runner connects.
+    DxpConnect(String),
+}
+
 impl EngineSpec {
     /// Reads `name=N cmd="program args" dir=D option.P=V ...` (one token
     /// each, as the shell passes them). A `cmd` of a single word gets the
-    /// `hub` argument that every Hub engine is started with.
+    /// `hub` argument that every Hub engine is started with. A DXP engine
+    /// comes as `dxp-client="program args"` (started with `DXP_HOST` and
+    /// `DXP_PORT` in its environment, it connects to the runner) or
+    /// `dxp-connect=HOST:PORT` (already listening).
     pub fn parse(tokens: &[String]) -> Result<EngineSpec, String> {
         let mut name = None;
         let mut command = None;
+        let mut protocol = Protocol::Hub;
+        let mut ways = 0;
         let mut dir = None;
         let mut params = Vec::new();
         for token in tokens {
@@ -55,33 +79,54 @@ impl EngineSpec {
             };
             match key {
                 "name" => name = Some(value.to_string()),
-                "cmd" => {
+                "cmd" | "dxp-client" => {
                     let mut words = split_command(value)?;
                     if words.is_empty() {
-                        return Err("empty engine command (cmd=)".into());
+                        return Err(format!("empty engine command ({key}=)"));
                     }
-                    if words.len() == 1 {
+                    if key == "cmd" && words.len() == 1 {
                         words.push("hub".into());
                     }
+                    if key == "dxp-client" {
+                        protocol = Protocol::DxpClient;
+                    }
                     command = Some(words);
+                    ways += 1;
+                }
+                "dxp-connect" => {
+                    if !value.contains(':') {
+                        return Err(format!("dxp-connect={value}: expected HOST:PORT"));
+                    }
+                    protocol = Protocol::DxpConnect(value.to_string());
+                    command = Some(Vec::new());
+                    ways += 1;
                 }
                 "dir" => dir = Some(PathBuf::from(value)),
                 _ => match key.strip_prefix("option.").or_else(|| key.strip_prefix("param.")) {
                     Some(p) if !p.is_empty() => params.push((p.to_string(), value.to_string())),
                     _ => {
                         return Err(format!(
-                            "unknown engine option {key:?} (expected name=, cmd=, dir= or option.NAME=)"
+                            "unknown engine option {key:?} (expected name=, cmd=, dxp-client=, dxp-connect=, dir= or option.NAME=)"
                         ))
                     }
                 },
             }
         }
-        let command = command.ok_or("an engine needs cmd=\"program hub\"")?;
-        let name = name.unwrap_or_else(|| {
-            let program = &command[0];
-            program.rsplit('/').next().unwrap_or(program).to_string()
+        let command = command.ok_or(
+            "an engine needs cmd=\"program hub\" (or dxp-client=\"program\", dxp-connect=HOST:PORT)",
+        )?;
+        if ways > 1 {
+            return Err("an engine takes one of cmd=, dxp-client= and dxp-connect=".into());
+        }
+        if protocol != Protocol::Hub && !params.is_empty() {
+            return Err("DXP engines take no option.NAME= (DXP has no parameters): configure them on their command line".into());
+        }
+        let name = name.unwrap_or_else(|| match (&protocol, command.first()) {
+            (Protocol::DxpConnect(addr), _) => addr.clone(),
+            (_, Some(program)) => program.rsplit('/').next().unwrap_or(program).to_string(),
+            (_, None) => "engine".into(),
         });
-        Ok(EngineSpec { name, command, dir, params })
+        Ok(EngineSpec { name, command, protocol, dir, params })
     }
 }
 
@@ -136,8 +181,11 @@ pub enum EngineError {
     Timeout,
     /// The runner was told to stop (Ctrl-C or a decided SPRT).
     Aborted,
-    /// The engine answered its set-up (parameters, `init`) with an error.
+    /// The engine answered its set-up (parameters, `init`, a game request) with an error.
     Refused(String),
+    /// A DXP engine ended the game itself (GAMEEND with this reason, from
+    /// its view: 0 unknown, 1 it loses, 2 draw, 3 it wins).
+    Ended(u8),
 }
 
 impl fmt::Display for EngineError {
@@ -148,6 +196,7 @@ impl fmt::Display for EngineError {
             EngineError::Timeout => write!(f, "did not answer in time"),
             EngineError::Aborted => write!(f, "aborted"),
             EngineError::Refused(e) => write!(f, "refused its set-up: {e}"),
+            EngineError::Ended(r) => write!(f, "ended the game (GAMEEND reason {r})"),
         }
     }
 }
@@ -396,12 +445,12 @@ impl EngineProcess {
 }
 
 /// Most of a move's time forgiven as the machine's stall.
-const MAX_STALL: Duration = Duration::from_secs(10);
+pub(crate) const MAX_STALL: Duration = Duration::from_secs(10);
 
 /// How long each thread of process `pid` has waited for a CPU so far, by
 /// thread id (Linux's per-thread schedstat: run time, run-queue wait,
 /// slices). Empty where the system does not say.
-fn cpu_waits(pid: u32) -> HashMap<u32, u64> {
+pub(crate) fn cpu_waits(pid: u32) -> HashMap<u32, u64> {
     let mut waits = HashMap::new();
     let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return waits };
     for entry in dir.flatten() {
@@ -417,7 +466,7 @@ fn cpu_waits(pid: u32) -> HashMap<u32, u64> {
 /// The longest wait for a CPU of any one thread of `pid` since `before`
 /// (a thread started since then counts from zero): the time the machine
 /// kept the engine's search from running.
-fn stall_since(pid: u32, before: &HashMap<u32, u64>) -> Duration {
+pub(crate) fn stall_since(pid: u32, before: &HashMap<u32, u64>) -> Duration {
     let now = cpu_waits(pid);
     let most = now.iter().map(|(tid, w)| w.saturating_sub(before.get(tid).copied().unwrap_or(0))).max();
     Duration::from_nanos(most.unwrap_or(0))
@@ -447,6 +496,90 @@ impl Drop for EngineProcess {
             let _ = self.child.kill();
         }
         let _ = self.child.wait();
+    }
+}
+
+/// An engine of a match, whichever protocol it speaks.
+#[derive(Debug)]
+pub enum Player {
+    /// A Hub engine process.
+    Hub(EngineProcess),
+    /// A DXP engine.
+    Dxp(DxpPeer),
+}
+
+impl Player {
+    /// Starts (or reaches) the engine.
+    pub fn start(spec: &EngineSpec, stop: &AtomicBool) -> Result<Player, EngineError> {
+        match spec.protocol {
+            Protocol::Hub => EngineProcess::start(spec, stop).map(Player::Hub),
+            _ => DxpPeer::start(spec, stop).map(Player::Dxp),
+        }
+    }
+
+    /// Readies the engine for a game from `game`'s current position in
+    /// which it plays `colour` under `tc`: a Hub engine clears its state
+    /// (`new-game`, then `ping` so that no clock runs meanwhile), a DXP
+    /// engine gets the game request.
+    pub fn new_game(
+        &mut self,
+        game: &Game,
+        colour: Color,
+        tc: &TimeControl,
+        stop: &AtomicBool,
+    ) -> Result<(), EngineError> {
+        match self {
+            Player::Hub(e) => e.send("new-game").and_then(|()| e.sync(stop)),
+            Player::Dxp(d) => {
+                let (minutes, moves) = dxp_clock(tc).map_err(EngineError::Refused)?;
+                d.new_game(game, colour, minutes, moves, stop)
+            }
+        }
+    }
+
+    /// The engine's move in `game` (a Hub engine gets `position` and `level`,
+    /// a DXP engine the moves since its last one), within `allowed`.
+    pub fn think(
+        &mut self,
+        game: &Game,
+        position: &str,
+        level: &str,
+        allowed: Duration,
+        stop: &AtomicBool,
+    ) -> Result<Reply, EngineError> {
+        match self {
+            Player::Hub(e) => e.think(position, level, allowed, stop),
+            Player::Dxp(d) => d.think(game, allowed, stop),
+        }
+    }
+
+    /// The game is over: a DXP engine gets GAMEEND with the runner's
+    /// `reason` (1: the engine won, 2: draw, 3: the engine lost, 0: other).
+    pub fn game_over(&mut self, reason: u8, stop: &AtomicBool) {
+        if let Player::Dxp(d) = self {
+            d.game_over(reason, stop);
+        }
+    }
+
+    /// Ends the engine.
+    pub fn quit(self) {
+        match self {
+            Player::Hub(e) => e.quit(),
+            Player::Dxp(d) => d.quit(),
+        }
+    }
+}
+
+/// A clock as a DXP game request gives it: minutes for a number of moves
+/// (0: the whole game). DXP has neither a time per move nor an increment.
+pub fn dxp_clock(tc: &TimeControl) -> Result<(f64, u32), String> {
+    match *tc {
+        TimeControl::Clock { moves, time, inc: 0.0 } => Ok((time / 60.0, moves.unwrap_or(0))),
+        _ => Err(format!(
+            "DXP engines play on a clock without increment (e.g. --tc 300 or --tc 40/600), not {}: \
+             DXP has no time per move and no increment",
+            tc.pdn()
+        )),
     }
 }
 
@@ -501,5 +634,15 @@ mod tests {
         assert!(EngineSpec::parse(&words(&["name=x"])).is_err());
         assert!(EngineSpec::parse(&words(&["cmd=x", "colour=red"])).is_err());
         assert!(EngineSpec::parse(&words(&["cmd"])).is_err());
+        let dxp = EngineSpec::parse(&words(&["dxp-client=/opt/mobydam -c"])).unwrap();
+        assert_eq!(
+            (dxp.protocol, dxp.command, dxp.name),
+            (Protocol::DxpClient, words(&["/opt/mobydam", "-c"]), "mobydam".into())
+        );
+        let at = EngineSpec::parse(&words(&["dxp-connect=10.0.0.2:27531"])).unwrap();
+        assert_eq!(at.protocol, Protocol::DxpConnect("10.0.0.2:27531".into()));
+        assert!(EngineSpec::parse(&words(&["dxp-connect=nohost"])).is_err());
+        assert!(EngineSpec::parse(&words(&["dxp-client=x", "option.hash=1"])).is_err());
+        assert!(EngineSpec::parse(&words(&["dxp-client=x", "cmd=y"])).is_err());
     }
 }

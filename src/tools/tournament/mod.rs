@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod client;
+pub mod dxp_peer;
 pub mod stats;
 
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ use crate::rules::movegen::Move;
 use crate::rules::openings::Opening;
 use crate::rules::pdn;
 use crate::rules::position::{Color, Position};
-use client::{EngineError, EngineProcess, EngineSpec};
+use client::{EngineError, EngineSpec, Player};
 use stats::{Sprt, SprtVerdict, Tally};
 
 /// How much time the engines get.
@@ -335,9 +336,18 @@ fn schedule(cfg: &Config) -> Vec<Job> {
 pub fn check_engines(cfg: &Config) -> Result<(), String> {
     let stop = AtomicBool::new(false);
     for spec in &cfg.engines {
-        match EngineProcess::start(spec, &stop) {
-            Ok(e) => e.quit(),
-            Err(e) => return Err(format!("engine {} ({}): {e}", spec.name, spec.command.join(" "))),
+        match Player::start(spec, &stop) {
+            Ok(Player::Hub(e)) => e.quit(),
+            // No GAMEEND with stop code 1: some DXP engines exit on it. The
+            // connection just closes (a started engine is ended).
+            Ok(Player::Dxp(d)) => drop(d),
+            Err(e) => {
+                let what = match &spec.protocol {
+                    client::Protocol::DxpConnect(addr) => format!("dxp-connect={addr}"),
+                    _ => spec.command.join(" "),
+                };
+                return Err(format!("engine {} ({what}): {e}", spec.name));
+            }
         }
     }
     Ok(())
@@ -347,6 +357,9 @@ pub fn check_engines(cfg: &Config) -> Result<(), String> {
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, String> {
     if cfg.engines.len() < 2 {
         return Err("a match needs at least two engines".into());
+    }
+    if cfg.engines.iter().any(|e| e.protocol != client::Protocol::Hub) {
+        client::dxp_clock(&cfg.tc)?;
     }
     let mut pdn_file = match &cfg.pdn {
         Some(path) => Some(
@@ -496,7 +509,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
 }
 
 fn worker(cfg: &Config, jobs: &[Job], next: &AtomicUsize, stop: &AtomicBool, tx: &mpsc::Sender<GameRecord>) {
-    let mut engines: HashMap<usize, EngineProcess> = HashMap::new();
+    let mut engines: HashMap<usize, Player> = HashMap::new();
     while !stop.load(Ordering::Relaxed) {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(job) = jobs.get(i) else { break };
@@ -539,7 +552,7 @@ const TIME_FORFEIT: &str = "time forfeit";
 fn play_game(
     cfg: &Config,
     job: &Job,
-    engines: &mut HashMap<usize, EngineProcess>,
+    engines: &mut HashMap<usize, Player>,
     stop: &AtomicBool,
 ) -> Option<GameRecord> {
     let opening = &cfg.openings[job.opening];
@@ -579,9 +592,9 @@ fn play_game(
         // clock runs.
         let ready = match engines.remove(&idx) {
             Some(e) => Ok(e),
-            None => EngineProcess::start(spec, stop),
+            None => Player::start(spec, stop),
         }
-        .and_then(|mut e| e.send("new-game").and_then(|()| e.sync(stop)).map(|()| e));
+        .and_then(|mut e| e.new_game(&game, side, &cfg.tc, stop).map(|()| e));
         match ready {
             Ok(e) => {
                 engines.insert(idx, e);
@@ -652,9 +665,30 @@ fn play_game(
         let pos_line = format!("pos pos={start_hub} moves=\"{}\"", history.join(" "));
         let engine = engines.get_mut(&idx)?;
         let allowed_wait = options::saturating_duration(allowed + margin);
-        let reply = match engine.think(&pos_line, &level, allowed_wait, stop) {
+        let reply = match engine.think(&game, &pos_line, &level, allowed_wait, stop) {
             Ok(r) => r,
             Err(_) if stop.load(Ordering::Relaxed) => return None,
+            Err(EngineError::Ended(reason)) => {
+                // A DXP engine's claim (a draw rule, its tables, its loss)
+                // decides the game, as a tournament lets it.
+                let (outcome, what) = match reason {
+                    3 => (Outcome::loss_for(side.opponent()), "a win"),
+                    2 => (Outcome::Draw, "a draw"),
+                    1 => (Outcome::loss_for(side), "its loss"),
+                    _ => {
+                        forfeit(
+                            &mut record,
+                            side,
+                            "engine failure",
+                            format!("{name} ended the game without a reason"),
+                        );
+                        break;
+                    }
+                };
+                record.outcome = outcome;
+                record.termination = format!("{name} claimed {what}");
+                break;
+            }
             Err(e) => {
                 engines.remove(&idx);
                 let (termination, detail) = match e {
@@ -747,6 +781,18 @@ fn play_game(
                 record.termination = "adjudication: scores agree on a draw".into();
                 break;
             }
+        }
+    }
+    // DXP engines hear that the game is over (the runner's view: 1 when the
+    // engine won, 3 when it lost).
+    for side in [Color::White, Color::Black] {
+        if let Some(e) = engines.get_mut(&index(side)) {
+            let reason = match record.outcome {
+                Outcome::Draw => 2,
+                o if o == Outcome::loss_for(side) => 3,
+                _ => 1,
+            };
+            e.game_over(reason, stop);
         }
     }
     Some(record)
