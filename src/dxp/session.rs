@@ -102,6 +102,8 @@ pub struct Session<'a> {
     games_started: u32,
     /// The last game's stop code was 1, or the initiator has no game left.
     stopping: bool,
+    /// A hard limit a move set by the peer (`console time MS`).
+    move_limit: Option<Duration>,
 }
 
 impl<'a> Session<'a> {
@@ -117,6 +119,7 @@ impl<'a> Session<'a> {
             state: State::Idle,
             games_started: 0,
             stopping: false,
+            move_limit: None,
         })
     }
 
@@ -257,6 +260,17 @@ impl<'a> Session<'a> {
         match msg {
             Message::Chat(text) => {
                 log::info!("chat from the peer: {text}");
+                // Moby Dam's console command for a hard limit a move, which
+                // test drivers of DXP engines send: "console time MS" (0: none).
+                if let Some(arg) = text.strip_prefix("console time ") {
+                    match arg.trim().parse::<u64>() {
+                        Ok(0) => self.move_limit = None,
+                        Ok(ms) => self.move_limit = Some(Duration::from_millis(ms)),
+                        Err(_) => {
+                            self.chat(&format!("error: console time {arg:?}: milliseconds expected"))?
+                        }
+                    }
+                }
                 Ok(())
             }
             Message::GameReq { version, name, follower, minutes, moves, start } => {
@@ -385,6 +399,7 @@ impl<'a> Session<'a> {
         let to_go = (play.period_moves > 0).then(|| play.period_moves - play.our_moves % play.period_moves);
         let limits = Limits {
             clock: Some(Clock { time: play.clock, inc: 0.0, moves_to_go: to_go }),
+            move_time: self.move_limit,
             ..Limits::default()
         };
         let (tx, rx) = mpsc::channel();

@@ -140,6 +140,15 @@ def main():
             failures.append(f"GAMEEND confirmed after {time.monotonic() - started:.2f}s")
         # And a game still plays after all that.
         play_game(eng, True, rnd, seconds=10.0)
+        # The adapter's default clock is 999 minutes; its per-move limit
+        # ("console time MS", Moby Dam's command) keeps every move short.
+        eng.set_time_limit(200)
+        eng.new_game(engine_white=True, position=hub_position(middle), minutes="999")
+        started = time.monotonic()
+        eng.get_move(timeout=5)
+        if time.monotonic() - started > 1.0:
+            failures.append(f"with console time 200 a move took {time.monotonic() - started:.2f}s")
+        eng.end_game(reason=0)
     if failures:
         for f in failures:
             print("FAIL:", f)
