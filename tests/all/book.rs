@@ -1,6 +1,7 @@
 //! The opening book: building (and going on with) a book, its file format
 //! and damage, the choice of a book move, and where the engine plays from it.
 
+use crate::common::temp_dir;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,13 +12,6 @@ use dammer::rules::game::Game;
 use dammer::rules::movegen::legal_moves;
 use dammer::rules::position::Position;
 use dammer::tools::book::{build, count_below, roots, BuildConfig};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dammer-book-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn config(out: PathBuf, expansions: usize) -> BuildConfig {
     BuildConfig {
@@ -54,7 +48,7 @@ fn check_minimax(book: &Book, pos: &Position, depth: u32) {
 
 #[test]
 fn a_built_book_is_a_minimax_tree_and_the_build_goes_on() {
-    let dir = temp_dir("build");
+    let dir = temp_dir("book-build");
     let out = dir.join("book.bin");
     let s = build(&config(out.clone(), 6), &mut |_| {}, &|| false).unwrap();
     assert_eq!(s.expansions, 6);

@@ -107,3 +107,12 @@ pub fn loses_within(pos: &Position, n: u32) -> bool {
 pub fn shortest_win(pos: &Position, max: u32) -> Option<u32> {
     (1..=max).step_by(2).find(|&n| wins_within(pos, n))
 }
+
+/// A fresh, empty directory for one test: `dammer-test-NAME-PID` under the
+/// system's temporary directory.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dammer-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

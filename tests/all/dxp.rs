@@ -1,9 +1,9 @@
 //! The DXP front end: the wire format byte by byte, and `dammer dxp` over
 //! loopback TCP, against a hand-driven peer and against itself in both roles.
 
+use crate::common::temp_dir;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,13 +14,6 @@ use dammer::rules::pdn;
 use dammer::rules::position::{Color, Position};
 
 const DAMMER: &str = env!("CARGO_BIN_EXE_dammer");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dammer-dxp-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 #[test]
 fn messages_round_trip() {
@@ -325,7 +318,7 @@ fn play_both(listen_args: &[&str], connect_args: &[&str], dir: &std::path::Path)
 
 #[test]
 fn dammer_plays_dammer_over_dxp_in_both_roles() {
-    let dir = temp_dir("selfplay");
+    let dir = temp_dir("dxp-selfplay");
     let (s, c) = (dir.join("server.pdn"), dir.join("client.pdn"));
     let (s, c) = (s.to_str().unwrap(), c.to_str().unwrap());
     // The client initiates.
@@ -348,7 +341,7 @@ fn dammer_plays_dammer_over_dxp_in_both_roles() {
 fn the_match_runner_drives_dxp_engines() {
     use dammer::tools::tournament::client::{EngineSpec, Protocol};
     use dammer::tools::tournament::{self, Config, TimeControl};
-    let dir = temp_dir("match");
+    let dir = temp_dir("dxp-match");
     let hub = EngineSpec {
         name: "hub".into(),
         command: vec![DAMMER.into(), "hub".into()],

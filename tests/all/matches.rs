@@ -1,6 +1,7 @@
 //! End-to-end tests of `dammer match`: real games between Dammer processes,
 //! and fake engines that fail in each way a real one can.
 
+use crate::common::temp_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -12,13 +13,6 @@ use dammer::tools::tournament::client::{EngineSpec, Protocol};
 use dammer::tools::tournament::{self, Config, TimeControl};
 
 const DAMMER: &str = env!("CARGO_BIN_EXE_dammer");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dammer-match-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// A Hub engine in POSIX sh that starts properly and then, on `go`, runs `on_go`.
 fn fake_engine(dir: &Path, name: &str, on_go: &str) -> EngineSpec {
@@ -68,7 +62,7 @@ fn config(engines: Vec<EngineSpec>, games: usize, pdn: Option<PathBuf>) -> Confi
 
 #[test]
 fn faulty_engines_lose_and_are_restarted() {
-    let dir = temp_dir("faults");
+    let dir = temp_dir("match-faults");
     let engines = vec![
         dammer("Dammer"),
         fake_engine(&dir, "illegal", "echo \"done move=1-50\""),
@@ -105,7 +99,7 @@ fn faulty_engines_lose_and_are_restarted() {
 
 #[test]
 fn dammer_against_dammer_writes_valid_pdn() {
-    let dir = temp_dir("selfplay");
+    let dir = temp_dir("match-selfplay");
     let pdn_path = dir.join("games.pdn");
     let cfg = Config {
         tc: TimeControl::Clock { moves: None, time: 2.0, inc: 0.02 },
@@ -144,7 +138,7 @@ fn dammer_against_dammer_writes_valid_pdn() {
 fn score_adjudication_ends_games() {
     // Two engines that claim a draw at every move: drawn by adjudication
     // once both have said so for 3 moves each, from ply 4 on.
-    let dir = temp_dir("adjudication");
+    let dir = temp_dir("match-adjudication");
     let mut cfg = config(vec![dammer("A"), dammer("B")], 2, Some(dir.join("d.pdn")));
     cfg.draw = Some(tournament::DrawAdjudication { after_ply: 4, score: 100.0, moves: 3 });
     let summary = tournament::run(&cfg, &mut |_| {}).unwrap();
@@ -172,7 +166,7 @@ fn score_adjudication_ends_games() {
 
 #[test]
 fn command_line_match_reports_and_rejects_bad_input() {
-    let dir = temp_dir("cli");
+    let dir = temp_dir("match-cli");
     let pdn_path = dir.join("cli.pdn");
     let out = Command::new(DAMMER)
         .args(["match", "--engine", "name=One", &format!("cmd={DAMMER} hub"), "option.hash=8"])
