@@ -10,6 +10,7 @@
 pub mod cli;
 pub mod client;
 pub mod dxp_peer;
+pub mod player;
 pub mod stats;
 
 use std::collections::HashMap;
@@ -26,7 +27,8 @@ use crate::rules::movegen::Move;
 use crate::rules::openings::Opening;
 use crate::rules::pdn;
 use crate::rules::position::{Color, Position};
-use client::{EngineError, EngineSpec, Player};
+use client::{EngineError, EngineSpec};
+use player::Player;
 use stats::{Sprt, SprtVerdict, Tally};
 
 /// How much time the engines get.
@@ -359,7 +361,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         return Err("a match needs at least two engines".into());
     }
     if cfg.engines.iter().any(|e| e.protocol != client::Protocol::Hub) {
-        client::dxp_clock(&cfg.tc)?;
+        player::dxp_clock(&cfg.tc)?;
     }
     let mut pdn_file = match &cfg.pdn {
         Some(path) => Some(
