@@ -26,6 +26,9 @@ const END_CONFIRM: Duration = Duration::from_secs(5);
 const ACC_WAIT: Duration = Duration::from_secs(30);
 /// The socket is read in slices this long while nothing else happens.
 const POLL: Duration = Duration::from_millis(10);
+/// And in slices this long while the engine thinks, so that its move goes
+/// out within a millisecond of the search's end (the peer's clock runs).
+const POLL_THINKING: Duration = Duration::from_millis(1);
 
 /// The games an initiator asks for.
 #[derive(Clone, Debug)]
@@ -149,10 +152,17 @@ impl<'a> Session<'a> {
 
     fn serve(&mut self) -> io::Result<Closed> {
         let mut buf = [0u8; 4096];
+        let mut poll = POLL;
         loop {
             self.step()?;
             if self.stopping && matches!(self.state, State::Idle) {
                 return Ok(Closed::Stop);
+            }
+            let thinking = matches!(&self.state, State::Playing(p) if p.thinking.is_some());
+            let wanted = if thinking { POLL_THINKING } else { POLL };
+            if wanted != poll {
+                self.stream.set_read_timeout(Some(wanted))?;
+                poll = wanted;
             }
             match self.stream.read(&mut buf) {
                 Ok(0) => {
