@@ -213,6 +213,60 @@ pub fn play_game(cfg: &Config, engine: &mut Engine, number: u32) -> (Vec<Record>
     (records, result)
 }
 
+/// Works through `jobs` on `threads` threads, each with an engine of its
+/// own (`eval`, a 16 MiB table), and appends each job's records to `out`
+/// as they come, in the order the jobs finish; `done` sees each job's
+/// records and what else `work` returned, on the calling thread. After
+/// Ctrl-C no further job starts. The first write error is returned once
+/// the jobs are over.
+fn work_in_parallel<J: Sync, T: Send>(
+    jobs: &[J],
+    threads: usize,
+    eval: &Evaluation,
+    out: &Path,
+    work: impl Fn(&mut Engine, &J) -> (Vec<Record>, T) + Sync,
+    mut done: impl FnMut(&[Record], T),
+) -> Result<(), String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("dammer-selfplay-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start threads: {e}"))?;
+    let mut file =
+        OpenOptions::new().append(true).open(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let (tx, rx) = mpsc::channel::<(Vec<Record>, T)>();
+    let mut write_error = None;
+    std::thread::scope(|scope| {
+        let work = &work;
+        scope.spawn(move || {
+            pool.install(|| {
+                jobs.par_iter().for_each_init(
+                    || {
+                        let mut engine = Engine::new(1, 16);
+                        engine.set_evaluation(eval.clone());
+                        (engine, tx.clone())
+                    },
+                    |(engine, tx), job| {
+                        if crate::tools::interrupt::requested() {
+                            return;
+                        }
+                        let _ = tx.send(work(engine, job));
+                    },
+                );
+            });
+            drop(tx);
+        });
+        for (records, extra) in rx {
+            let bytes: Vec<u8> = records.iter().flat_map(|r| r.to_bytes()).collect();
+            if let Err(e) = file.write_all(&bytes) {
+                write_error.get_or_insert(format!("{}: {e}", out.display()));
+            }
+            done(&records, extra);
+        }
+    });
+    write_error.map_or(Ok(()), Err)
+}
+
 /// Plays the games still missing from the file, `cfg.threads` at a time.
 /// `progress` gets a line every few seconds and at the end.
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, String> {
@@ -233,45 +287,15 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     if todo.is_empty() {
         return Ok(summary);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cfg.threads.max(1))
-        .thread_name(|i| format!("dammer-selfplay-{i}"))
-        .build()
-        .map_err(|e| format!("cannot start threads: {e}"))?;
-    let mut file =
-        OpenOptions::new().append(true).open(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
-    let (tx, rx) = mpsc::channel::<(Vec<Record>, i8)>();
     let started = Instant::now();
-    let mut write_error = None;
-    std::thread::scope(|scope| {
-        let todo = &todo;
-        scope.spawn(move || {
-            pool.install(|| {
-                todo.par_iter().for_each_init(
-                    || {
-                        let mut engine = Engine::new(1, 16);
-                        engine.set_evaluation(cfg.eval.clone());
-                        (engine, tx.clone())
-                    },
-                    |(engine, tx), &number| {
-                        if crate::tools::interrupt::requested() {
-                            return;
-                        }
-                        let _ = tx.send(play_game(cfg, engine, number));
-                    },
-                );
-            });
-            drop(tx);
-        });
-        let mut last = Instant::now();
-        for (records, result) in rx {
-            let mut bytes = Vec::with_capacity(records.len() * RECORD_SIZE);
-            for r in &records {
-                bytes.extend_from_slice(&r.to_bytes());
-            }
-            if let Err(e) = file.write_all(&bytes) {
-                write_error.get_or_insert(format!("{}: {e}", cfg.out.display()));
-            }
+    let mut last = Instant::now();
+    work_in_parallel(
+        &todo,
+        cfg.threads,
+        &cfg.eval,
+        &cfg.out,
+        |engine, &number| play_game(cfg, engine, number),
+        |records, result| {
             summary.games += 1;
             summary.total_games += 1;
             summary.positions += records.len() as u64;
@@ -290,12 +314,9 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                     crate::base::duration::format_duration(Duration::from_secs_f64(left))
                 ));
             }
-        }
-    });
+        },
+    )?;
     summary.interrupted = crate::tools::interrupt::requested();
-    if let Some(e) = write_error {
-        return Err(e);
-    }
     progress(&format!(
         "played {} games ({} positions, White +{} ={} -{}) in {}; the file holds {} games{}",
         summary.games,
@@ -397,58 +418,31 @@ pub fn relabel(
         done.len(),
         games.len()
     ));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .map_err(|e| format!("cannot start threads: {e}"))?;
-    let mut file =
-        OpenOptions::new().append(true).open(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let (tx, rx) = mpsc::channel::<Vec<Record>>();
     let started = Instant::now();
     let mut summary = Relabelled::default();
-    let mut write_error = None;
-    std::thread::scope(|scope| {
-        let games = &games;
-        scope.spawn(move || {
-            pool.install(|| {
-                games.par_iter().for_each_init(
-                    || {
-                        let mut engine = Engine::new(1, 16);
-                        engine.set_evaluation(eval.clone());
-                        (engine, tx.clone())
-                    },
-                    |(engine, tx), game| {
-                        if crate::tools::interrupt::requested() {
-                            return;
-                        }
-                        engine.clear();
-                        let limits = Limits { nodes: Some(nodes), ..Limits::default() };
-                        let mut out = Vec::with_capacity(game.len());
-                        for r in game.iter() {
-                            let s = engine.search_quietly(&Game::new(r.position), &limits).score;
-                            if s.abs() >= WIN_BAND {
-                                continue;
-                            }
-                            let white = if r.position.side() == Color::White { s } else { -s };
-                            out.push(Record {
-                                score: white.clamp(i16::MIN.into(), i16::MAX.into()) as i16,
-                                ..*r
-                            });
-                        }
-                        let _ = tx.send(out);
-                    },
-                );
-            });
-            drop(tx);
-        });
-        let mut last = Instant::now();
-        for recs in rx {
-            let bytes: Vec<u8> = recs.iter().flat_map(|r| r.to_bytes()).collect();
-            if let Err(e) = file.write_all(&bytes) {
-                write_error.get_or_insert(format!("{}: {e}", out.display()));
+    let mut last = Instant::now();
+    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    work_in_parallel(
+        &games,
+        threads,
+        eval,
+        out,
+        |engine, game| {
+            engine.clear();
+            let mut records = Vec::with_capacity(game.len());
+            for r in game.iter() {
+                let s = engine.search_quietly(&Game::new(r.position), &limits).score;
+                if s.abs() >= WIN_BAND {
+                    continue;
+                }
+                let white = if r.position.side() == Color::White { s } else { -s };
+                records.push(Record { score: white.clamp(i16::MIN.into(), i16::MAX.into()) as i16, ..*r });
             }
+            (records, ())
+        },
+        |records, ()| {
             summary.games += 1;
-            summary.positions += recs.len() as u64;
+            summary.positions += records.len() as u64;
             if last.elapsed() >= Duration::from_secs(10) {
                 last = Instant::now();
                 progress(&format!(
@@ -459,12 +453,9 @@ pub fn relabel(
                     summary.positions as f64 / started.elapsed().as_secs_f64() * 3600.0 / 1e6
                 ));
             }
-        }
-    });
+        },
+    )?;
     summary.interrupted = crate::tools::interrupt::requested();
-    if let Some(e) = write_error {
-        return Err(e);
-    }
     progress(&format!(
         "relabelled {} games ({} positions) in {}{}",
         summary.games,
