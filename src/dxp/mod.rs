@@ -98,10 +98,9 @@ pub fn session_config(args: &DxpArgs) -> Result<SessionConfig, String> {
     let initiate = if args.initiate {
         let openings = match (&args.fen, &args.openings) {
             (Some(fen), _) => vec![Position::parse(fen).map_err(|e| format!("bad position {fen:?}: {e}"))?],
-            (None, Some(path)) => crate::rules::openings::load_openings(path)?
-                .into_iter()
-                .map(|o| o.moves.iter().fold(o.start, |p, m| p.make(m)))
-                .collect(),
+            (None, Some(path)) => {
+                crate::rules::openings::load_openings(path)?.iter().map(|o| o.position()).collect()
+            }
             (None, None) => vec![Position::start()],
         };
         Some(Initiate {

@@ -21,6 +21,13 @@ pub struct Opening {
     pub moves: Vec<Move>,
 }
 
+impl Opening {
+    /// The position after the forced moves, where the engines take over.
+    pub fn position(&self) -> Position {
+        self.moves.iter().fold(self.start, |p, m| p.make(m))
+    }
+}
+
 /// Reads openings: a PDN file (each game's FEN tag and moves), or one
 /// FEN or Hub position a line (`#` starts a comment line). Every opening
 /// is checked: it must parse, its moves must be legal and the game must

@@ -350,13 +350,7 @@ pub fn roots(names: &[String]) -> Result<Vec<Position>, String> {
             "ballots" => openings::parse_openings(openings::DEFAULT_OPENINGS, false)?,
             path => openings::load_openings(Path::new(path))?,
         };
-        for o in openings {
-            let mut pos = o.start;
-            for m in &o.moves {
-                pos = pos.make(m);
-            }
-            roots.push(pos);
-        }
+        roots.extend(openings.iter().map(|o| o.position()));
     }
     let mut seen = HashSet::new();
     roots.retain(|p| seen.insert(p.key()));
