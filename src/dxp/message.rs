@@ -14,6 +14,7 @@
 //! | BACKACC | `K` code(1) |
 
 use std::fmt;
+use std::io::{self, Read};
 
 use crate::rules::position::{Color, Position};
 
@@ -385,6 +386,15 @@ impl Message {
     }
 }
 
+impl Message {
+    /// The bytes sent: the message and the NUL that ends it.
+    pub fn to_wire(&self) -> Vec<u8> {
+        let mut bytes = self.encode().into_bytes();
+        bytes.push(0);
+        bytes
+    }
+}
+
 /// What the framer hands out: a message's text, or a message that was too
 /// long (its bytes are dropped up to the next NUL).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -408,6 +418,26 @@ impl Framer {
     /// A framer with nothing buffered.
     pub fn new() -> Framer {
         Framer::default()
+    }
+
+    /// Reads what `stream` has (waiting at most its read timeout) and
+    /// returns the messages completed; `Ok(None)` when the peer closed the
+    /// connection. A timed-out or interrupted read completes nothing.
+    pub fn read_from(&mut self, stream: &mut impl Read) -> io::Result<Option<Vec<Frame>>> {
+        let mut buf = [0u8; 4096];
+        match stream.read(&mut buf) {
+            Ok(0) => Ok(None),
+            Ok(n) => Ok(Some(self.push(&buf[..n]))),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                ) =>
+            {
+                Ok(Some(Vec::new()))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Feeds received bytes; returns the messages they complete.

@@ -5,7 +5,7 @@
 //! a disconnect is seen while the engine thinks; the search runs on the
 //! facade's thread and hands its result over a channel.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -127,11 +127,8 @@ impl<'a> Session<'a> {
     }
 
     fn send(&mut self, msg: &Message) -> io::Result<()> {
-        let text = msg.encode();
-        log::info!("> {text}");
-        let mut bytes = text.into_bytes();
-        bytes.push(0);
-        self.stream.write_all(&bytes)
+        log::info!("> {}", msg.encode());
+        self.stream.write_all(&msg.to_wire())
     }
 
     fn chat(&mut self, text: &str) -> io::Result<()> {
@@ -151,7 +148,6 @@ impl<'a> Session<'a> {
     }
 
     fn serve(&mut self) -> io::Result<Closed> {
-        let mut buf = [0u8; 4096];
         let mut poll = POLL;
         loop {
             self.step()?;
@@ -164,35 +160,28 @@ impl<'a> Session<'a> {
                 self.stream.set_read_timeout(Some(wanted))?;
                 poll = wanted;
             }
-            match self.stream.read(&mut buf) {
-                Ok(0) => {
-                    log::info!("the peer closed the connection");
-                    self.abandon("the peer closed the connection");
-                    return Ok(Closed::Disconnected);
-                }
-                Ok(n) => {
-                    for frame in self.framer.push(&buf[..n]) {
-                        match frame {
-                            Frame::TooLong => {
-                                log::info!("< (message over 127 characters, dropped)");
-                                self.chat("error: message over 127 characters, ignored")?;
-                            }
-                            Frame::Text(text) => {
-                                log::info!("< {text}");
-                                match Message::parse(&text) {
-                                    Ok(msg) => self.handle(msg)?,
-                                    Err(e) => self.chat(&format!("error: {e}; message ignored"))?,
-                                }
-                            }
-                        }
-                        if self.stopping && matches!(self.state, State::Idle) {
-                            return Ok(Closed::Stop);
+            let Some(frames) = self.framer.read_from(&mut self.stream)? else {
+                log::info!("the peer closed the connection");
+                self.abandon("the peer closed the connection");
+                return Ok(Closed::Disconnected);
+            };
+            for frame in frames {
+                match frame {
+                    Frame::TooLong => {
+                        log::info!("< (message over 127 characters, dropped)");
+                        self.chat("error: message over 127 characters, ignored")?;
+                    }
+                    Frame::Text(text) => {
+                        log::info!("< {text}");
+                        match Message::parse(&text) {
+                            Ok(msg) => self.handle(msg)?,
+                            Err(e) => self.chat(&format!("error: {e}; message ignored"))?,
                         }
                     }
                 }
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                if self.stopping && matches!(self.state, State::Idle) {
+                    return Ok(Closed::Stop);
+                }
             }
         }
     }

@@ -2,7 +2,7 @@
 //! loopback TCP, against a hand-driven peer and against itself in both roles.
 
 use crate::common::temp_dir;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -166,9 +166,7 @@ impl Peer {
     }
 
     fn send(&mut self, m: &Message) {
-        let mut b = m.encode().into_bytes();
-        b.push(0);
-        self.send_raw(&b);
+        self.send_raw(&m.to_wire());
     }
 
     /// The next message that is not a CHAT (chats are counted in `chats`).
@@ -183,18 +181,13 @@ impl Peer {
                 }
             }
             assert!(Instant::now() < deadline, "nothing from Dammer in time; chats {chats:?}");
-            let mut buf = [0u8; 512];
-            match self.stream.read(&mut buf) {
-                Ok(0) => panic!("Dammer closed the connection"),
-                Ok(n) => {
-                    for f in self.framer.push(&buf[..n]) {
-                        match f {
-                            Frame::Text(t) => self.pending.push(t),
-                            Frame::TooLong => panic!("Dammer sent an over-long message"),
-                        }
-                    }
+            let frames =
+                self.framer.read_from(&mut self.stream).unwrap().expect("Dammer closed the connection");
+            for f in frames {
+                match f {
+                    Frame::Text(t) => self.pending.push(t),
+                    Frame::TooLong => panic!("Dammer sent an over-long message"),
                 }
-                Err(_) => {}
             }
         }
     }
@@ -224,8 +217,7 @@ fn a_server_survives_bad_input_interruptions_and_disconnects() {
         "W:W27,28,31,32,33,34,36,37,38,39,40,41,42,43,44,45,47,48,49:B1,2,3,4,6,7,8,9,10,11,12,13,14,16,17,18,19,20,22",
     )
     .unwrap();
-    let mut bytes = game_request(Color::White, 60.0, Some(start)).encode().into_bytes();
-    bytes.push(0);
+    let bytes = game_request(Color::White, 60.0, Some(start)).to_wire();
     for chunk in bytes.chunks(7) {
         peer.send_raw(chunk);
         std::thread::sleep(Duration::from_millis(2));
