@@ -4,7 +4,6 @@
 use crate::engine::book::Book;
 use crate::engine::options;
 use crate::engine::{Engine, Info, Limits};
-use crate::rules::game::Game;
 use crate::rules::notation::to_pdn;
 use crate::rules::position::START_FEN;
 
@@ -78,10 +77,7 @@ pub fn run(args: &AnalyseArgs) -> Result<(), String> {
     let evaluation = eval.evaluation()?;
     let tables = egdb.tables()?.map(std::sync::Arc::new);
     let fen = fen.clone().unwrap_or_else(|| START_FEN.to_string());
-    let mut game = Game::from_text(&fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
-    for text in moves.split_whitespace() {
-        game.play_text(text).map_err(|e| e.to_string())?;
-    }
+    let game = super::game_from(&fen, moves)?;
     let move_time = match *time {
         Some(t) => Some(t),
         None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),

@@ -61,6 +61,18 @@ impl EgdbArgs {
     }
 }
 
+/// The game a command's `--fen` and `--moves` give: the position, then the
+/// moves (Hub or PDN, space-separated) played from it; or a message that
+/// says which part is wrong.
+pub fn game_from(fen: &str, moves: &str) -> Result<crate::rules::game::Game, String> {
+    let mut game =
+        crate::rules::game::Game::from_text(fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
+    for text in moves.split_whitespace() {
+        game.play_text(text).map_err(|e| e.to_string())?;
+    }
+    Ok(game)
+}
+
 /// A position from FEN or a Hub string, or a message that says why not.
 pub fn parse_position(text: &str) -> Result<Position, String> {
     Position::parse(text).map_err(|e| format!("bad position {text:?}: {e}"))

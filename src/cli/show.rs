@@ -81,10 +81,7 @@ pub fn perft(args: &PerftArgs) -> Result<(), String> {
 /// Runs `dammer show`.
 pub fn show(args: &ShowArgs) -> Result<(), String> {
     let (fen, moves) = (&args.fen, &args.moves);
-    let mut game = Game::from_text(fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
-    for text in moves.split_whitespace() {
-        game.play_text(text).map_err(|e| e.to_string())?;
-    }
+    let game = super::game_from(fen, moves)?;
     let pos = game.position();
     println!("{pos}");
     println!("hub {}", pos.to_hub());

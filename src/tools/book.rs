@@ -456,10 +456,7 @@ pub fn run_cli(cmd: BookCommand) -> Result<(), String> {
                 Some(path) => Book::load(path).map_err(|e: BookError| format!("{}: {e}", path.display()))?,
                 None => Book::embedded(),
             };
-            let mut game = Game::from_text(&fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
-            for text in moves.split_whitespace() {
-                game.play_text(text).map_err(|e| e.to_string())?;
-            }
+            let game = crate::cli::game_from(&fen, &moves)?;
             let pos = *game.position();
             let expanded = book.entries().iter().filter(|e| e.expanded()).count();
             println!(
