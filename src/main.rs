@@ -2,11 +2,13 @@
 //! library's front ends (the Hub protocol, the commands for people) and
 //! tools. Each command's arguments live next to the code that runs it.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use dammer::cli::board::{ColorChoice, Style};
 use dammer::cli::{analyse, show};
-use dammer::tools::{bench, book, egdb, selfplay, testset, tournament, tune};
+use dammer::tools::{annotate, bench, book, egdb, selfplay, testset, tournament, tune};
 
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
@@ -14,6 +16,10 @@ struct Cli {
     /// What to do; without one, Dammer speaks the Hub protocol.
     #[command(subcommand)]
     command: Option<Command>,
+    /// Colour the board and the best move: `auto` (on a terminal, unless
+    /// NO_COLOR is set), `always` or `never`.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
 }
 
 #[derive(Subcommand, Debug)]
@@ -39,6 +45,10 @@ enum Command {
     },
     /// Search a position and print each iteration, then the best move.
     Analyse(analyse::AnalyseArgs),
+    /// Annotate games: every move searched, scores and best lines as PDN
+    /// comments, mistakes (?) and blunders (??) with the better line, strong
+    /// only moves (!), a summary per player, an evaluation graph (--svg).
+    Annotate(annotate::AnnotateArgs),
     /// Search a fixed set of positions to a fixed depth (speed and
     /// regression check); the last line is `<nodes> nodes <nps> nps`.
     Bench(bench::BenchArgs),
@@ -142,6 +152,14 @@ fn main() -> ExitCode {
         .and_then(|m| m.get_occurrences::<String>("engines"))
         .map(|occ| occ.map(|group| group.cloned().collect()).collect())
         .unwrap_or_default();
+    if cli.command.is_none() && std::io::stdin().is_terminal() {
+        // A person who typed `dammer` alone; a GUI's pipe never sees this.
+        eprintln!(
+            "dammer: speaking the Hub protocol (for GUIs) on this terminal; type `quit` to leave. \
+             For analysis try `dammer analyse`, for everything `dammer --help`"
+        );
+    }
+    let style = Style::new(cli.color.enabled());
     let command = cli.command.unwrap_or(Command::Hub { log_file: None });
     if !matches!(command, Command::Hub { .. }) {
         default_sigpipe();
@@ -160,7 +178,8 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Dxp { dxp, engine, .. } => engine.engine().and_then(|mut e| dammer::dxp::run(&dxp, &mut e)),
-        Command::Analyse(args) => analyse::run(&args),
+        Command::Analyse(args) => analyse::run(&args, style),
+        Command::Annotate(args) => annotate::run_cli(&args),
         Command::Bench(args) => bench::run_cli(&args),
         Command::Selfplay(args) => selfplay::run_cli(args),
         Command::Relabel(args) => selfplay::relabel_cli(args),
@@ -170,7 +189,7 @@ fn main() -> ExitCode {
         Command::Match(args) => tournament::cli::run_cli(args, &engine_groups),
         Command::Egdb { action } => egdb::run_cli(action),
         Command::Perft(args) => show::perft(&args),
-        Command::Show(args) => show::show(&args),
+        Command::Show(args) => show::show(&args, style),
         Command::Legal(args) => show::legal(&args),
     };
     match outcome {

@@ -1,8 +1,10 @@
 //! `dammer analyse`: search one position and print each iteration, then
 //! the best move.
 
+use super::board::{diagram, side_name, Style};
 use crate::engine::book::Book;
 use crate::engine::options;
+use crate::engine::score::describe;
 use crate::engine::{Engine, Info, Limits};
 use crate::rules::notation::to_pdn;
 use crate::rules::position::START_FEN;
@@ -43,6 +45,10 @@ pub struct AnalyseArgs {
     /// Do not show book moves.
     #[arg(long, conflicts_with = "book")]
     pub no_book: bool,
+    /// Show the N best moves, each with its exact score and line (one
+    /// search; it costs depth against a single line).
+    #[arg(long, default_value_t = 1, value_parser = options::multipv)]
+    pub multipv: usize,
 }
 
 /// The book line of the analysis: the position's book moves with their
@@ -67,13 +73,13 @@ fn book_line(args: &AnalyseArgs, pos: &crate::rules::position::Position) -> Opti
         .iter()
         .map(|b| format!("{} {}", to_pdn(pos, &b.mv), crate::engine::score::format(b.score)))
         .collect();
-    Some(format!("book (men, side to move): {}", list.join(", ")))
+    Some(format!("book moves (score in men for the side to move): {}", list.join(", ")))
 }
 
-/// Runs `dammer analyse`.
-pub fn run(args: &AnalyseArgs) -> Result<(), String> {
-    let AnalyseArgs { fen, moves, depth, time, nodes, threads, hash, eval, egdb, .. } = args;
-    let (depth, nodes, threads, hash) = (*depth, *nodes, *threads, *hash);
+/// Runs `dammer analyse`, colouring with `style`.
+pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
+    let AnalyseArgs { fen, moves, depth, time, nodes, threads, hash, eval, egdb, multipv, .. } = args;
+    let (depth, nodes, threads, hash, multipv) = (*depth, *nodes, *threads, *hash, *multipv);
     let evaluation = eval.evaluation()?;
     let tables = egdb.tables()?.map(std::sync::Arc::new);
     let fen = fen.clone().unwrap_or_else(|| START_FEN.to_string());
@@ -83,43 +89,94 @@ pub fn run(args: &AnalyseArgs) -> Result<(), String> {
         None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),
         None => None,
     };
-    let limits = Limits { depth, nodes, move_time, analysis: true, ..Limits::default() };
+    let limits = Limits { depth, nodes, move_time, analysis: true, multipv, ..Limits::default() };
     let mut engine = Engine::new(threads, hash);
     engine.set_evaluation(evaluation);
     engine.set_egdb(tables);
     let start = *game.position();
-    println!("{}", start);
+    println!("{}", diagram(&start, style));
     if let Some(line) = book_line(args, &start) {
         println!("{line}");
     }
+    println!("{}", style.dim(&legend(side_name(start.side()))));
     println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
+    let mut last_lines = Vec::new();
+    let mut last_row: Option<(u32, Vec<crate::rules::movegen::Move>)> = None;
     let mut on_info = |info: &Info| {
+        // The search repeats its last iteration every second during a long
+        // one, for GUIs; on the console the same row once is enough.
+        let row = Some((info.depth, info.pv.clone()));
+        if row == last_row {
+            return;
+        }
+        last_row = row;
+        let pv = |line: &[crate::rules::movegen::Move]| crate::rules::notation::line_to_pdn(&start, line);
+        let first = match info.lines.len() {
+            0 | 1 => pv(&info.pv),
+            _ => format!("1. {}", pv(&info.pv)),
+        };
         println!(
-            "{:>5} {:>6.1} {:>14} {:>12} {:>9.0} {:>8.3}  {}",
+            "{:>5} {:>6.1} {:>14} {:>12} {:>9.0} {:>8.3}  {first}",
             info.depth,
             info.mean_depth,
-            crate::engine::score::describe(info.score),
+            describe(info.score),
             info.nodes,
             info.nps() / 1e3,
             info.time.as_secs_f64(),
-            crate::rules::notation::line_to_pdn(&start, &info.pv)
         );
+        for (k, line) in info.lines.iter().enumerate().skip(1) {
+            println!(
+                "{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  {}. {}",
+                "",
+                "",
+                describe(line.score),
+                "",
+                "",
+                "",
+                k + 1,
+                pv(&line.pv)
+            );
+        }
+        last_lines.clone_from(&info.lines);
     };
     let result = engine.search(&game, &limits, &mut on_info);
     match result.best {
         Some(m) => {
             let secs = result.time.as_secs_f64();
+            let best = to_pdn(&start, &m);
+            // The Hub spelling (every captured square) only where it differs.
+            let hub = m.to_string();
+            let hub = if hub == best { String::new() } else { format!(" (Hub notation {hub})") };
             println!(
-                "best move {} (hub {m}), score {}, depth {}, {} nodes in {:.3}s ({:.0} knps)",
-                to_pdn(&start, &m),
-                crate::engine::score::describe(result.score),
+                "best move {}{hub}, score {}, depth {}, {} nodes in {:.3}s ({:.0} knps)",
+                style.strong(&best),
+                describe(result.score),
                 result.depth,
                 result.nodes,
                 secs,
                 if secs > 0.0 { result.nodes as f64 / secs / 1e3 } else { 0.0 }
             );
+            if last_lines.len() > 1 {
+                println!("best lines at depth {}:", result.depth);
+                for (k, line) in last_lines.iter().enumerate() {
+                    println!(
+                        "{:>3}. {:>14}  {}",
+                        k + 1,
+                        describe(line.score),
+                        crate::rules::notation::line_to_pdn(&start, &line.pv)
+                    );
+                }
+            }
         }
         None => println!("no legal move: {}", game.result()),
     }
     Ok(())
+}
+
+/// What the columns of the analysis mean, for the side to move `side`.
+fn legend(side: &str) -> String {
+    format!(
+        "scores in men (1.00 = a man) for {side}, the side to move; mean: average depth of the leaves; \
+         knps: thousand nodes a second; time in seconds"
+    )
 }

@@ -3,6 +3,7 @@
 //! the rules and the engine facade and prints what they return.
 
 pub mod analyse;
+pub mod board;
 pub mod show;
 
 use crate::engine::egdb::{self, Pieces, Tables};

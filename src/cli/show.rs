@@ -1,7 +1,7 @@
 //! `dammer show`, `dammer legal` and `dammer perft`: the rules on the
 //! command line.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, IsTerminal, Write};
 use std::time::Instant;
 
 use super::parse_position;
@@ -69,6 +69,8 @@ pub fn perft(args: &PerftArgs) -> Result<(), String> {
         } else {
             lines.iter().map(|(_, n)| n).sum()
         }
+    } else if depth >= PROGRESS_DEPTH && io::stderr().is_terminal() {
+        perft_with_progress(&pos, depth, threads)
     } else {
         crate::rules::perft::perft_threads(&pos, depth, threads)
     };
@@ -78,12 +80,35 @@ pub fn perft(args: &PerftArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `dammer show`.
-pub fn show(args: &ShowArgs) -> Result<(), String> {
+/// Perft depths from which a person at a terminal sees progress.
+const PROGRESS_DEPTH: u32 = 8;
+
+/// Perft one root move at a time, saying on stderr after each how far it
+/// is; the count is the same as [`crate::rules::perft::perft_threads`]'s.
+fn perft_with_progress(pos: &crate::rules::position::Position, depth: u32, threads: usize) -> u64 {
+    let start = Instant::now();
+    let moves = legal_moves(pos);
+    let mut total = 0;
+    for (k, m) in moves.iter().enumerate() {
+        total += crate::rules::perft::perft_threads(&pos.make(m), depth - 1, threads);
+        let secs = start.elapsed().as_secs_f64();
+        let left = secs / (k + 1) as f64 * (moves.len() - k - 1) as f64;
+        eprint!(
+            "\rperft: {} of {} root moves, {total} leaves, {secs:.0}s, about {left:.0}s left   ",
+            k + 1,
+            moves.len()
+        );
+    }
+    eprintln!();
+    total
+}
+
+/// Runs `dammer show`, colouring with `style`.
+pub fn show(args: &ShowArgs, style: super::board::Style) -> Result<(), String> {
     let (fen, moves) = (&args.fen, &args.moves);
     let game = super::game_from(fen, moves)?;
     let pos = game.position();
-    println!("{pos}");
+    println!("{}", super::board::diagram(pos, style));
     println!("hub {}", pos.to_hub());
     let legal = legal_moves(pos);
     let hub: Vec<String> = legal.iter().map(|m| m.to_string()).collect();
@@ -93,7 +118,11 @@ pub fn show(args: &ShowArgs) -> Result<(), String> {
     let result = game.result();
     println!("result {result}");
     if result == GameResult::Ongoing {
-        println!("eval {} (side to move)", crate::engine::score::format(crate::engine::eval::evaluate(pos)));
+        println!(
+            "eval {} (static evaluation, men, for {}, the side to move)",
+            crate::engine::score::format(crate::engine::eval::evaluate(pos)),
+            super::board::side_name(pos.side())
+        );
     } else {
         println!("eval none: the game is over");
     }

@@ -20,7 +20,7 @@ use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::Evaluation;
 use crate::engine::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_THREADS};
 use crate::engine::score::{Score, TB_WIN, WIN, WIN_BAND};
-use crate::engine::search::{EgdbMode, Info, RootResult, Searcher, Shared, MAX_DEPTH};
+use crate::engine::search::{EgdbMode, Info, Line, RootResult, Searcher, Shared, MAX_DEPTH};
 use crate::engine::threads::ThreadPool;
 use crate::engine::time::{Limits, TimeManager};
 use crate::engine::tt::TranspositionTable;
@@ -45,6 +45,9 @@ pub struct SearchResult {
     pub time: Duration,
     /// Principal variation.
     pub pv: Vec<Move>,
+    /// With multi-PV ([`Limits::multipv`] above 1), the best lines with
+    /// exact scores, best first; empty otherwise.
+    pub lines: Vec<Line>,
 }
 
 /// Progress callback of a search started with [`Engine::start`].
@@ -322,6 +325,7 @@ impl Core {
             nodes: 0,
             time: start.elapsed(),
             pv: best.into_iter().collect(),
+            lines: Vec::new(),
         };
         if legal.is_empty() {
             return quick(None, -WIN);
@@ -346,6 +350,7 @@ impl Core {
                         nodes: 0,
                         time: r.time,
                         pv: r.pv.clone(),
+                        lines: Vec::new(),
                     });
                     return r;
                 }
@@ -376,6 +381,8 @@ impl Core {
             egdb: self.egdb.as_deref(),
             egdb_mode,
             root_moves: &root_moves,
+            multipv: limits.multipv.max(1),
+            stop_when_proven: !limits.infinite && !limits.ponder && limits.depth.is_none(),
         };
         // A table win or loss at the root is reported in the database band
         // until the search finds the actual distance, except where a 16- or
@@ -417,6 +424,7 @@ impl Core {
             nodes,
             time: start.elapsed(),
             pv: root.pv,
+            lines: root.lines,
         }
     }
 

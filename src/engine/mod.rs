@@ -17,5 +17,5 @@ pub(crate) mod tt;
 
 pub use facade::{Engine, OnDone, OnInfo, SearchResult};
 pub use options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
-pub use search::Info;
+pub use search::{Info, Line};
 pub use time::{Clock, Limits};

@@ -148,6 +148,15 @@ pub fn depth(text: &str) -> Result<u32, OptionError> {
     integer("depth", text, 1, u64::from(MAX_DEPTH)).map(|n| n as u32)
 }
 
+/// Most lines of a multi-PV search (more than any position's legal moves
+/// in a real game; a position with fewer moves shows them all).
+pub const MAX_MULTIPV: usize = 100;
+
+/// Lines of a multi-PV search: 1 to [`MAX_MULTIPV`].
+pub fn multipv(text: &str) -> Result<usize, OptionError> {
+    integer("multipv", text, 1, MAX_MULTIPV as u64).map(|n| n as usize)
+}
+
 /// Perft depth in plies: 0 to [`MAX_PERFT_DEPTH`].
 pub fn perft_depth(text: &str) -> Result<u32, OptionError> {
     integer("depth", text, 0, u64::from(MAX_PERFT_DEPTH)).map(|n| n as u32)

@@ -44,6 +44,9 @@ pub struct Limits {
     pub ponder: bool,
     /// Analysis: never play a forced move at once, always search.
     pub analysis: bool,
+    /// Lines to find with exact scores (multi-PV); 0 and 1 mean the best
+    /// move's only.
+    pub multipv: usize,
 }
 
 /// What a search gets when its limits say nothing at all.

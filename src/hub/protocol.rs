@@ -108,6 +108,19 @@ pub fn info_line(info: &Info) -> String {
     )
 }
 
+/// The `info` lines of a search's progress: the best line as
+/// [`info_line`] writes it (every client reads it as before), then, with
+/// multi-PV, each further line with its own score and `multipv=K` after
+/// the `pv` (K from 2).
+pub fn info_lines(info: &Info) -> Vec<String> {
+    let mut lines = vec![info_line(info)];
+    for (k, line) in info.lines.iter().enumerate().skip(1) {
+        let other = Info { score: line.score, pv: line.pv.clone(), lines: Vec::new(), ..info.clone() };
+        lines.push(format!("{} multipv={}", info_line(&other), k + 1));
+    }
+    lines
+}
+
 /// The `done` line of a search's result.
 pub fn done_line(r: &SearchResult) -> String {
     match (r.best, r.ponder) {

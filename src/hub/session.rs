@@ -21,7 +21,7 @@ use crate::engine::options::{
 };
 use crate::engine::time::{Clock, Limits};
 use crate::engine::Engine;
-use crate::hub::protocol::{done_line, info_line, quote, Message};
+use crate::hub::protocol::{done_line, info_lines, quote, Message};
 use crate::rules::game::Game;
 use crate::rules::position::Position;
 
@@ -101,6 +101,8 @@ struct Params {
     /// Book file ("" = the embedded book).
     book_file: String,
     book_policy: BookPolicy,
+    /// Lines of `go analyze` (multi-PV); games always search one.
+    multipv: usize,
 }
 
 impl Default for Params {
@@ -111,6 +113,7 @@ impl Default for Params {
             move_overhead: Duration::from_millis(DEFAULT_MOVE_OVERHEAD_MS),
             ponder: false,
             eval: crate::engine::eval::DEFAULT_EVAL.into(),
+            multipv: 1,
             weights: String::new(),
             bb_path: String::new(),
             bb_size: DEFAULT_BB_SIZE,
@@ -307,6 +310,11 @@ impl Hub {
             "param name=book-margin value={} type=int min=0 max={MAX_BOOK_MARGIN}",
             self.params.book_policy.margin
         ));
+        emit(&format!(
+            "param name=multipv value={} type=int min=1 max={}",
+            self.params.multipv,
+            options::MAX_MULTIPV
+        ));
         emit("wait");
     }
 
@@ -372,6 +380,7 @@ impl Hub {
                 self.params.book =
                     parse_bool(value).ok_or(format!("book must be true or false, not {value:?}"))?
             }
+            "multipv" => self.params.multipv = options::multipv(value).map_err(|e| e.to_string())?,
             "book-ply" => {
                 self.params.book_policy.max_ply = parse_int("book-ply", value, 0, MAX_BOOK_PLY)? as u32
             }
@@ -454,7 +463,10 @@ impl Hub {
 
     fn go(&mut self, msg: &Message) -> Result<(), String> {
         let mode = msg.args.first().map(|(n, _)| n.as_str()).unwrap_or("think");
-        let limits = self.level.limits(mode)?;
+        let mut limits = self.level.limits(mode)?;
+        if limits.analysis {
+            limits.multipv = self.params.multipv;
+        }
         self.level = Level::default();
         let game = self.game.clone();
         self.pondering = limits.ponder;
@@ -462,7 +474,7 @@ impl Hub {
             .start(
                 &game,
                 &limits,
-                Box::new(|info| emit(&info_line(info))),
+                Box::new(|info| info_lines(info).iter().for_each(|l| emit(l))),
                 Box::new(|result| emit(&done_line(result))),
             )
             .map_err(|e| format!("cannot start the search thread: {e}"))

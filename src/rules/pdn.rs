@@ -196,44 +196,101 @@ pub fn write_game(
     start: &Position,
     moves: &[(crate::rules::movegen::Move, Option<String>)],
 ) -> String {
+    let list: Vec<(String, String)> = [
+        ("Event", tags.event.clone()),
+        ("Site", tags.site.clone()),
+        ("Date", tags.date.clone()),
+        ("Round", tags.round.to_string()),
+        ("White", tags.white.clone()),
+        ("Black", tags.black.clone()),
+        ("Result", tags.result.clone()),
+        ("GameType", "20".to_string()),
+        ("FEN", start.to_fen()),
+        ("TimeControl", tags.time_control.clone()),
+        ("Termination", tags.termination.clone()),
+        ("PlyCount", moves.len().to_string()),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_string(), v))
+    .collect();
+    let notes: Vec<_> =
+        moves.iter().map(|(m, c)| (*m, MoveNote { comment: c.clone(), ..MoveNote::default() })).collect();
+    write_annotated(&list, start, &notes, &tags.result)
+}
+
+/// What an annotator adds to a move.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MoveNote {
+    /// `?`, `??`, `!` or empty, written right after the move.
+    pub glyph: &'static str,
+    /// A comment after the move.
+    pub comment: Option<String>,
+    /// A line to play instead of the move (it starts with its own first
+    /// move), each move with an optional comment; written in parentheses
+    /// after the move's comment.
+    pub variation: Vec<(crate::rules::movegen::Move, Option<String>)>,
+}
+
+/// Writes one game with the tags as given (in order), the moves with their
+/// glyphs, comments and variations, then `result`. Lines stay within 80
+/// columns where the units allow; comments lose any braces of their own.
+pub fn write_annotated(
+    tags: &[(String, String)],
+    start: &Position,
+    moves: &[(crate::rules::movegen::Move, MoveNote)],
+    result: &str,
+) -> String {
     let mut out = String::new();
-    let mut tag = |name: &str, value: &str| {
+    for (name, value) in tags {
         let _ = writeln!(out, "[{name} \"{}\"]", value.replace('"', "'"));
-    };
-    tag("Event", &tags.event);
-    tag("Site", &tags.site);
-    tag("Date", &tags.date);
-    tag("Round", &tags.round.to_string());
-    tag("White", &tags.white);
-    tag("Black", &tags.black);
-    tag("Result", &tags.result);
-    tag("GameType", "20");
-    tag("FEN", &start.to_fen());
-    tag("TimeControl", &tags.time_control);
-    tag("Termination", &tags.termination);
-    tag("PlyCount", &moves.len().to_string());
+    }
     out.push('\n');
     // Units that stay on one line: "12. 32-28", "19-23", "{comment}".
     let mut units: Vec<String> = Vec::with_capacity(2 * moves.len() + 1);
+    let comment = |c: &str| format!("{{{}}}", c.replace(['{', '}'], ""));
     let mut pos = *start;
+    // Full-move number of the position about to move.
     let mut number = 1;
-    for (i, (m, comment)) in moves.iter().enumerate() {
+    for (i, (m, note)) in moves.iter().enumerate() {
         let white = pos.side() == crate::rules::position::Color::White;
-        let mv = to_pdn(&pos, m);
         units.push(match (white, i) {
-            (true, _) => format!("{number}. {mv}"),
-            (false, 0) => format!("{number}... {mv}"),
-            (false, _) => mv,
+            (true, _) => format!("{number}. {}{}", to_pdn(&pos, m), note.glyph),
+            (false, 0) => format!("{number}... {}{}", to_pdn(&pos, m), note.glyph),
+            (false, _) => format!("{}{}", to_pdn(&pos, m), note.glyph),
         });
-        if let Some(c) = comment {
-            units.push(format!("{{{c}}}"));
+        if let Some(c) = &note.comment {
+            units.push(comment(c));
+        }
+        if !note.variation.is_empty() {
+            let mut vpos = pos;
+            let mut vnumber = number;
+            let first = units.len();
+            for (j, (vm, vc)) in note.variation.iter().enumerate() {
+                let vwhite = vpos.side() == crate::rules::position::Color::White;
+                units.push(match (vwhite, j) {
+                    (true, _) => format!("{vnumber}. {}", to_pdn(&vpos, vm)),
+                    (false, 0) => format!("{vnumber}... {}", to_pdn(&vpos, vm)),
+                    (false, _) => to_pdn(&vpos, vm),
+                });
+                if let Some(c) = vc {
+                    units.push(comment(c));
+                }
+                if !vwhite {
+                    vnumber += 1;
+                }
+                vpos = vpos.make(vm);
+            }
+            units[first].insert(0, '(');
+            if let Some(last) = units.last_mut() {
+                last.push(')');
+            }
         }
         if !white {
             number += 1;
         }
         pos = pos.make(m);
     }
-    units.push(tags.result.clone());
+    units.push(result.to_string());
     let mut col = 0;
     for unit in &units {
         if col > 0 && col + unit.len() + 1 > 80 {

@@ -51,7 +51,9 @@ pub fn run(
     let limits = Limits { depth: Some(depth), analysis: true, ..Limits::default() };
     let mut nodes = 0;
     let start = Instant::now();
-    for (name, fen) in POSITIONS {
+    for (k, (name, fen)) in POSITIONS.iter().enumerate() {
+        // The position's number tells a person how far a long bench is.
+        let name = format!("{:>2}/{} {name}", k + 1, POSITIONS.len());
         let Ok(game) = Game::from_text(fen) else {
             line(&format!("{name}: bad bench position {fen}"));
             continue;
@@ -61,7 +63,7 @@ pub fn run(
         nodes += r.nodes;
         let best = r.best.map_or("none".to_string(), |m| m.to_string());
         line(&format!(
-            "{name:<20} depth {:>2} score {:>7} nodes {:>10} best {best}",
+            "{name:<26} depth {:>2} score {:>7} nodes {:>10} best {best}",
             r.depth,
             crate::engine::score::format(r.score),
             r.nodes

@@ -2,6 +2,7 @@
 //! endgame-table generator and the bench. Nothing in the engine or a front
 //! end imports them.
 
+pub mod annotate;
 pub mod bench;
 pub mod book;
 pub mod egdb;

@@ -517,3 +517,38 @@ fn the_book_plays_the_opening_and_a_bad_book_file_is_an_error() {
     hub.send("quit");
     hub.close();
 }
+
+#[test]
+fn multipv_is_offered_and_only_changes_analysis() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("hub");
+    let params = hub.until("wait", Duration::from_secs(5));
+    assert!(params.iter().any(|l| l == "param name=multipv value=1 type=int min=1 max=100"), "{params:?}");
+    hub.send("set-param name=multipv value=3");
+    hub.send("set-param name=multipv value=0");
+    hub.send("init");
+    let lines = hub.until("ready", Duration::from_secs(10));
+    assert!(lines.iter().any(|l| l.starts_with("error") && l.contains("multipv")), "{lines:?}");
+    hub.send("pos");
+    hub.send("level depth=6");
+    hub.send("go analyze");
+    let lines = hub.until("done", Duration::from_secs(20));
+    let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info")).collect();
+    // The best line stays as every client reads it; the others follow it.
+    for depth in 2..=6 {
+        let at: Vec<&&String> =
+            infos.iter().filter(|l| l.starts_with(&format!("info depth={depth} "))).collect();
+        assert_eq!(at.len(), 3, "{infos:?}");
+        assert!(lidraughts_info_ok(at[0]), "{}", at[0]);
+        assert!(at[1].ends_with(" multipv=2") && at[2].ends_with(" multipv=3"), "{at:?}");
+        let firsts: Vec<&str> =
+            at.iter().map(|l| l.split("pv=\"").nth(1).unwrap().split(' ').next().unwrap()).collect();
+        assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2], "{at:?}");
+    }
+    // A game's search ignores it.
+    hub.send("level depth=5");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(20));
+    assert!(lines.iter().filter(|l| l.starts_with("info")).all(|l| lidraughts_info_ok(l)), "{lines:?}");
+    hub.close();
+}

@@ -2,6 +2,7 @@
 //! release profile's whole-program optimisation, so one binary instead of
 //! eight saves most of `cargo test --release`'s build time.
 
+mod analysis;
 mod book;
 mod common;
 mod dxp;

@@ -63,6 +63,28 @@ def main():
                 if board.turn != loser_to_move:
                     failures.append(f"game {i}: the side to move at the end is not the loser")
             print(f"ok   game {i}: {len(game.moves)} moves, {tags['Result']} ({tags['Termination']})")
+        # The same games annotated by `dammer annotate`: comments, glyphs
+        # and variations must not change what pydraughts reads.
+        annotated = os.path.join(tmp, "annotated.pdn")
+        run = subprocess.run([BINARY, "annotate", pdn, "--depth", "4", "--out", annotated, "--svg",
+                              os.path.join(tmp, "graph.svg")], capture_output=True, text=True, timeout=600)
+        if run.returncode != 0:
+            failures.append("dammer annotate failed: " + run.stderr[-2000:])
+        else:
+            again = PDNReader(filename=annotated).games
+            if len(again) != len(games):
+                failures.append(f"pydraughts read {len(again)} annotated games, expected {len(games)}")
+            for i, (a, b) in enumerate(zip(again, games), 1):
+                if a.moves != b.moves:
+                    failures.append(f"annotated game {i}: pydraughts reads other moves than in the match PDN")
+                if a.game_ending != b.game_ending or "Annotator" not in a.tags or "WhiteBlunders" not in a.tags:
+                    failures.append(f"annotated game {i}: result or annotation tags lost")
+                board = Board(variant="standard", fen=a.tags["FEN"])
+                for text in a.moves:
+                    board.push(Move(board, pdn_move=text))
+            with open(annotated) as f:
+                glyphs = f.read().count("?")
+            print(f"ok   annotated: {len(again)} games read back by pydraughts ({glyphs} '?' marks)")
     for f in failures:
         print("FAIL " + f)
     return 1 if failures else 0

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::engine::control::SearchControl;
 use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::Evaluation;
-use crate::engine::score::{from_tt, lost_in, table_win, to_tt, Score, INFINITY, WIN, WIN_BAND};
+use crate::engine::score::{from_tt, is_decisive, lost_in, table_win, to_tt, Score, INFINITY, WIN, WIN_BAND};
 use crate::engine::time::{TimeManager, Verdict};
 use crate::engine::tt::{Bound, Entry, TranspositionTable};
 use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
@@ -52,6 +52,12 @@ pub(crate) struct Shared<'a> {
     /// Root moves to search (all legal moves when empty): the tables keep
     /// only the moves that preserve the root's result.
     pub root_moves: &'a [Move],
+    /// Lines the main thread finds at the root, each with its exact score
+    /// (1: only the best move's).
+    pub multipv: usize,
+    /// Stop iterating once a win or loss is proven and deep enough to be
+    /// the shortest (not in infinite analysis, pondering or at a set depth).
+    pub stop_when_proven: bool,
 }
 
 /// How the search uses table results below the root.
@@ -81,6 +87,18 @@ pub struct Info {
     pub time: Duration,
     /// The principal variation.
     pub pv: Vec<Move>,
+    /// With multi-PV, the best lines, best first (the first is `score` and
+    /// `pv`); empty otherwise.
+    pub lines: Vec<Line>,
+}
+
+/// One line of a multi-PV search: a root move's exact score and its line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// Score for the side to move at the root.
+    pub score: Score,
+    /// The line, starting with the root move.
+    pub pv: Vec<Move>,
 }
 
 impl Info {
@@ -108,6 +126,8 @@ pub(crate) struct RootResult {
     pub pv: Vec<Move>,
     /// Mean leaf ply of that iteration.
     pub mean_depth: f64,
+    /// With multi-PV, the best lines of that iteration, best first.
+    pub lines: Vec<Line>,
 }
 
 /// One search thread.
@@ -133,6 +153,8 @@ pub(crate) struct Searcher<'a> {
     stopped: bool,
     root_moves: Vec<Move>,
     root_depth: i32,
+    /// The multi-PV lines of the last root search, best first.
+    lines: Vec<Line>,
     /// Scratch list for capture sequences in table probes.
     probe_list: MoveList,
     time: Option<TimeManager>,
@@ -186,6 +208,7 @@ impl<'a> Searcher<'a> {
             stopped: false,
             root_moves: Vec::new(),
             root_depth: 0,
+            lines: Vec::new(),
             probe_list: MoveList::new(),
             time: None,
             clock_start: now,
@@ -250,6 +273,7 @@ impl<'a> Searcher<'a> {
             nodes: self.total_nodes(),
             time: self.clock_start.elapsed(),
             pv: r.pv.clone(),
+            lines: r.lines.clone(),
         }
     }
 
@@ -298,13 +322,17 @@ impl<'a> Searcher<'a> {
             if self.stopped && depth > 1 {
                 break;
             }
-            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]].to_vec();
-            let best = pv.first().copied().or(Some(self.root_moves[0]));
+            let mut pv: Vec<Move> = self.pv[0][..self.pv_len[0]].to_vec();
+            if pv.is_empty() {
+                pv.push(self.root_moves[0]);
+            }
+            let best = pv.first().copied();
             self.best_so_far = RootResult {
                 best,
                 score,
                 depth,
-                pv: if pv.is_empty() { vec![self.root_moves[0]] } else { pv },
+                lines: self.result_lines(score, &pv),
+                pv,
                 mean_depth: if self.leaves > 0 { self.leaf_plies as f64 / self.leaves as f64 } else { 0.0 },
             };
             if best == prev_best {
@@ -319,6 +347,8 @@ impl<'a> Searcher<'a> {
                 Some(p) if depth >= 5 && p.abs() < WIN_BAND && score.abs() < WIN_BAND => (p - score).max(0),
                 _ => 0,
             };
+            // Whether the previous iteration found the same win or loss.
+            let repeated = prev_score.is_some_and(|p| p == score && is_decisive(score));
             prev_score = Some(score);
             if self.id == 0 {
                 self.last_report = Instant::now();
@@ -330,6 +360,9 @@ impl<'a> Searcher<'a> {
                     break;
                 }
                 if self.soft_time_up(stable_iterations, score_drop) {
+                    break;
+                }
+                if self.shared.stop_when_proven && proven_enough(score, repeated, depth) {
                     break;
                 }
             }
@@ -355,7 +388,29 @@ impl<'a> Searcher<'a> {
             .is_some_and(|t| t.iteration_done(self.shared.control, stable_iterations, score_drop))
     }
 
+    /// The lines an iteration reports: with multi-PV asked for, its lines
+    /// (the one line when the root has a single move); none otherwise.
+    fn result_lines(&self, score: Score, pv: &[Move]) -> Vec<Line> {
+        match (self.id, self.shared.multipv, self.multipv()) {
+            (0, 2.., 2..) => self.lines.clone(),
+            (0, 2.., _) => vec![Line { score, pv: pv.to_vec() }],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Lines the main thread searches at the root (helpers search one).
+    fn multipv(&self) -> usize {
+        if self.id == 0 {
+            self.shared.multipv.clamp(1, self.root_moves.len().max(1))
+        } else {
+            1
+        }
+    }
+
     fn aspiration(&mut self, depth: i32, prev: Score) -> Score {
+        if self.multipv() > 1 {
+            return self.search_root_multi(depth);
+        }
         if depth < 4 || prev.abs() >= WIN_BAND {
             return self.search_root(depth, -INFINITY, INFINITY);
         }
@@ -423,6 +478,58 @@ impl<'a> Searcher<'a> {
         let m = self.root_moves.remove(best_index);
         self.root_moves.insert(0, m);
         best
+    }
+
+    /// The root search of multi-PV: the first `n` moves (last iteration's
+    /// best lines first) get an open window, so their scores are exact;
+    /// every later move is tried against the `n`-th best score so far with a
+    /// null window and searched again with an open one only if it beats it.
+    /// No aspiration: the window must hold `n` exact scores.
+    fn search_root_multi(&mut self, depth: i32) -> Score {
+        let n = self.multipv();
+        let root = self.root;
+        // (score, index in root_moves, line) of the moves with exact scores.
+        let mut scored: Vec<(Score, usize, Vec<Move>)> = Vec::with_capacity(self.root_moves.len());
+        for i in 0..self.root_moves.len() {
+            let m = self.root_moves[i];
+            let child = root.make(&m);
+            self.push(0, &root, &m, &child);
+            let score = if i < n {
+                -self.child(&child, -INFINITY, INFINITY, depth - 1, 1, true)
+            } else {
+                let mut best: Vec<Score> = scored.iter().map(|e| e.0).collect();
+                best.sort_unstable_by_key(|&s| std::cmp::Reverse(s));
+                let threshold = best[n - 1];
+                let s = -self.child(&child, -threshold - 1, -threshold, depth - 1, 1, false);
+                if s > threshold && !self.stopped {
+                    -self.child(&child, -INFINITY, -threshold, depth - 1, 1, true)
+                } else {
+                    s
+                }
+            };
+            if self.stopped && depth > 1 {
+                return self.lines.first().map_or(-INFINITY, |l| l.score);
+            }
+            if i < n || score > scored.iter().map(|e| e.0).fold(INFINITY, Score::min) {
+                let mut line = vec![m];
+                line.extend_from_slice(&self.pv[1][1..self.pv_len[1].max(1)]);
+                scored.push((score, i, line));
+                scored.sort_by_key(|e| std::cmp::Reverse(e.0));
+                scored.truncate(n);
+            }
+        }
+        // Best lines first, then the rest in their old order.
+        let order: Vec<usize> = scored.iter().map(|e| e.1).collect();
+        let mut moves: Vec<Move> = order.iter().map(|&i| self.root_moves[i]).collect();
+        moves.extend(self.root_moves.iter().enumerate().filter(|(i, _)| !order.contains(i)).map(|(_, m)| *m));
+        self.root_moves = moves;
+        self.lines = scored.into_iter().map(|(score, _, pv)| Line { score, pv }).collect();
+        let first = &self.lines[0];
+        for (k, m) in first.pv.iter().enumerate() {
+            self.pv[0][k] = *m;
+        }
+        self.pv_len[0] = first.pv.len();
+        first.score
     }
 
     /// The table score of `pos` if the tables settle it. A table win or loss
@@ -692,6 +799,13 @@ impl<'a> Searcher<'a> {
         self.order[ply] = order;
         best
     }
+}
+
+/// Whether iterating can stop on a proven result: the same win or loss in
+/// two iterations in a row, found with plies to spare beyond its distance
+/// (a shorter win would have shown up by then).
+fn proven_enough(score: Score, repeated: bool, depth: u32) -> bool {
+    repeated && score.abs() >= WIN_BAND && depth as Score >= WIN - score.abs() + 4
 }
 
 /// ProbCut: nodes at least this deep are probed...
