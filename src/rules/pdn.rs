@@ -231,6 +231,24 @@ pub struct MoveNote {
     pub variation: Vec<(crate::rules::movegen::Move, Option<String>)>,
 }
 
+/// A move as PDN writes it in a line of play: `12. 32-28` for White,
+/// `12... 19-23` for Black when the line starts with it, `19-23` for Black
+/// otherwise; `glyph` (`?`, `!`, ...) right after the move.
+fn numbered(
+    pos: &Position,
+    m: &crate::rules::movegen::Move,
+    number: u32,
+    opens_line: bool,
+    glyph: &str,
+) -> String {
+    let mv = to_pdn(pos, m);
+    match (pos.side(), opens_line) {
+        (crate::rules::position::Color::White, _) => format!("{number}. {mv}{glyph}"),
+        (_, true) => format!("{number}... {mv}{glyph}"),
+        (_, false) => format!("{mv}{glyph}"),
+    }
+}
+
 /// Writes one game with the tags as given (in order), the moves with their
 /// glyphs, comments and variations, then `result`. Lines stay within 80
 /// columns where the units allow; comments lose any braces of their own.
@@ -253,11 +271,7 @@ pub fn write_annotated(
     let mut number = 1;
     for (i, (m, note)) in moves.iter().enumerate() {
         let white = pos.side() == crate::rules::position::Color::White;
-        units.push(match (white, i) {
-            (true, _) => format!("{number}. {}{}", to_pdn(&pos, m), note.glyph),
-            (false, 0) => format!("{number}... {}{}", to_pdn(&pos, m), note.glyph),
-            (false, _) => format!("{}{}", to_pdn(&pos, m), note.glyph),
-        });
+        units.push(numbered(&pos, m, number, i == 0, note.glyph));
         if let Some(c) = &note.comment {
             units.push(comment(c));
         }
@@ -267,11 +281,7 @@ pub fn write_annotated(
             let first = units.len();
             for (j, (vm, vc)) in note.variation.iter().enumerate() {
                 let vwhite = vpos.side() == crate::rules::position::Color::White;
-                units.push(match (vwhite, j) {
-                    (true, _) => format!("{vnumber}. {}", to_pdn(&vpos, vm)),
-                    (false, 0) => format!("{vnumber}... {}", to_pdn(&vpos, vm)),
-                    (false, _) => to_pdn(&vpos, vm),
-                });
+                units.push(numbered(&vpos, vm, vnumber, j == 0, ""));
                 if let Some(c) = vc {
                     units.push(comment(c));
                 }

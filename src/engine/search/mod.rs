@@ -488,7 +488,8 @@ impl<'a> Searcher<'a> {
     fn search_root_multi(&mut self, depth: i32) -> Score {
         let n = self.multipv();
         let root = self.root;
-        // (score, index in root_moves, line) of the moves with exact scores.
+        // (score, index in root_moves, line) of the moves with exact scores,
+        // best first, at most `n`.
         let mut scored: Vec<(Score, usize, Vec<Move>)> = Vec::with_capacity(self.root_moves.len());
         for i in 0..self.root_moves.len() {
             let m = self.root_moves[i];
@@ -497,9 +498,8 @@ impl<'a> Searcher<'a> {
             let score = if i < n {
                 -self.child(&child, -INFINITY, INFINITY, depth - 1, 1, true)
             } else {
-                let mut best: Vec<Score> = scored.iter().map(|e| e.0).collect();
-                best.sort_unstable_by_key(|&s| std::cmp::Reverse(s));
-                let threshold = best[n - 1];
+                // The first `n` moves filled `scored`: its last is the n-th best.
+                let threshold = scored[n - 1].0;
                 let s = -self.child(&child, -threshold - 1, -threshold, depth - 1, 1, false);
                 if s > threshold && !self.stopped {
                     -self.child(&child, -INFINITY, -threshold, depth - 1, 1, true)
@@ -510,7 +510,7 @@ impl<'a> Searcher<'a> {
             if self.stopped && depth > 1 {
                 return self.lines.first().map_or(-INFINITY, |l| l.score);
             }
-            if i < n || score > scored.iter().map(|e| e.0).fold(INFINITY, Score::min) {
+            if i < n || score > scored[n - 1].0 {
                 let mut line = vec![m];
                 line.extend_from_slice(&self.pv[1][1..self.pv_len[1].max(1)]);
                 scored.push((score, i, line));

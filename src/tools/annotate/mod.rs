@@ -349,9 +349,13 @@ pub fn run_cli(args: &AnnotateArgs) -> Result<(), String> {
     if skip > 0 {
         eprintln!("annotate: resuming after the {skip} games {} holds", args.out.display());
     }
-    let time = match (args.time, args.depth) {
-        (None, None) => Some(Duration::from_secs(1)),
-        (t, _) => t,
+    // A depth replaces the time (clap refuses both); neither means 1 s.
+    let (time, per_position) = match args.depth {
+        Some(d) => (None, format!("depth {d}")),
+        None => {
+            let t = args.time.unwrap_or(Duration::from_secs(1));
+            (Some(t), format!("{} s", t.as_secs_f64()))
+        }
     };
     let limits =
         Limits { depth: args.depth, move_time: time, analysis: true, multipv: 2, ..Limits::default() };
@@ -359,13 +363,8 @@ pub fn run_cli(args: &AnnotateArgs) -> Result<(), String> {
     engine.set_evaluation(args.eval.evaluation()?);
     engine.set_egdb(args.egdb.tables()?.map(std::sync::Arc::new));
     let annotator = format!(
-        "Dammer {} ({} a position, {} thread{})",
+        "Dammer {} ({per_position} a position, {} thread{})",
         env!("CARGO_PKG_VERSION"),
-        match (time, args.depth) {
-            (Some(t), _) => format!("{} s", t.as_secs_f64()),
-            (None, Some(d)) => format!("depth {d}"),
-            (None, None) => unreachable!("a time is set when no depth is"),
-        },
         args.threads,
         if args.threads == 1 { "" } else { "s" }
     );
