@@ -367,6 +367,7 @@ fn the_match_runner_drives_dxp_engines() {
         games: Some(4),
         concurrency: 2,
         pdn: Some(dir.join("games.pdn")),
+        resume: false,
         max_plies: Some(300),
         draw: None,
         resign: None,

@@ -52,6 +52,7 @@ fn config(engines: Vec<EngineSpec>, games: usize, pdn: Option<PathBuf>) -> Confi
         games: Some(games),
         concurrency: 2,
         pdn,
+        resume: false,
         max_plies: Some(300),
         draw: None,
         resign: None,
@@ -210,5 +211,55 @@ fn command_line_match_reports_and_rejects_bad_input() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_match_resumes_from_its_pdn_file() {
+    // Games that end at the first move (every score counts as a win for
+    // both sides), so that the results are decisive and quick.
+    let dir = temp_dir("match-resume");
+    let path = dir.join("m.pdn");
+    let quick = |games: usize, names: [&str; 2], resume: bool| {
+        let mut cfg = config(vec![dammer(names[0]), dammer(names[1])], games, Some(path.clone()));
+        cfg.gauntlet = false;
+        cfg.resign = Some(tournament::ResignAdjudication { score: -1000.0, moves: 1 });
+        cfg.resume = resume;
+        cfg
+    };
+    let first = tournament::run(&quick(4, ["A", "B"], false), &mut |_| {}).unwrap();
+    assert_eq!(first.games, 4);
+    // Six asked for: the four in the file count, two are played.
+    let mut lines = Vec::new();
+    let resumed = tournament::run(&quick(6, ["A", "B"], true), &mut |l| lines.push(l.to_string())).unwrap();
+    assert!(lines[0].starts_with("resumed 4 games from"), "{lines:?}");
+    assert_eq!((resumed.games, resumed.resumed, lines.len()), (6, 4, 3), "{lines:?}");
+    let t = resumed.pairings[0].tally;
+    assert_eq!((t.games(), t.pairs.iter().sum::<u32>()), (6, 3));
+    // The first mover loses every game: each opening pair is one win each.
+    assert_eq!((t.wins, t.losses, t.pairs[2]), (3, 3, 3));
+    let games = pdn::read(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut rounds: Vec<usize> = games.iter().map(|g| g.tag("Round").unwrap().parse().unwrap()).collect();
+    rounds.sort_unstable();
+    assert_eq!(rounds, [1, 2, 3, 4, 5, 6]);
+    // Nothing left to play.
+    let again = tournament::run(&quick(6, ["A", "B"], true), &mut |_| {}).unwrap();
+    assert_eq!((again.games, again.resumed), (6, 6));
+    assert_eq!(pdn::read(&std::fs::read_to_string(&path).unwrap()).unwrap().len(), 6);
+    // Another match's file is refused, and left as it was.
+    let err = tournament::run(&quick(6, ["A", "C"], true), &mut |_| {}).unwrap_err();
+    assert!(err.contains("another match"), "{err}");
+    let mut other_tc = quick(6, ["A", "B"], true);
+    other_tc.tc = TimeControl::MoveTime(0.05);
+    let err = tournament::run(&other_tc, &mut |_| {}).unwrap_err();
+    assert!(err.contains("time control"), "{err}");
+    assert_eq!(pdn::read(&std::fs::read_to_string(&path).unwrap()).unwrap().len(), 6);
+    // Resuming from a file that does not exist yet starts the match.
+    let fresh = tournament::run(
+        &Config { pdn: Some(dir.join("new.pdn")), ..quick(2, ["A", "B"], true) },
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!((fresh.games, fresh.resumed), (2, 0));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -53,6 +53,11 @@ pub struct MatchArgs {
     /// Append every game to this PDN file.
     #[arg(long)]
     pub pdn: Option<std::path::PathBuf>,
+    /// Count the games the --pdn file already holds (written by an earlier
+    /// run of this same match: engines, time control and openings) and
+    /// play only the rest; a long match or SPRT goes on where it stopped.
+    #[arg(long, requires = "pdn")]
+    pub resume: bool,
     /// Adjudicate a draw after this many plies (0: never).
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
@@ -145,6 +150,7 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
         games: a.games.map(|g| g as usize),
         concurrency: a.concurrency,
         pdn: a.pdn,
+        resume: a.resume,
         max_plies: (a.max_plies > 0).then_some(a.max_plies),
         draw,
         resign,

@@ -139,6 +139,9 @@ pub struct Config {
     pub concurrency: usize,
     /// PDN file the games are appended to.
     pub pdn: Option<PathBuf>,
+    /// Count the games the PDN file already holds (of this same match) and
+    /// play only the rest: a long match or SPRT goes on where it stopped.
+    pub resume: bool,
     /// Adjudicate a draw after this many plies (from the opening position).
     pub max_plies: Option<usize>,
     /// Optional draw adjudication by scores.
@@ -231,7 +234,6 @@ pub struct GameRecord {
     /// from the opening's end), and the time charged, seconds.
     pub think: Vec<(usize, u32, f64)>,
     pairing: usize,
-    pair_key: usize,
 }
 
 /// The results of one pairing, from the first engine's side.
@@ -273,6 +275,9 @@ pub struct Summary {
     pub think: Vec<ThinkTable>,
     /// Wall time.
     pub elapsed: Duration,
+    /// Games counted from the PDN file of an earlier run (`resume`); the
+    /// think times and stalls are this run's only.
+    pub resumed: usize,
 }
 
 /// The move numbers [`ThinkTable`] groups moves by: each range starts at
@@ -376,6 +381,12 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     let pairs = pairings(cfg);
     let jobs = schedule(cfg);
     let names: Vec<String> = cfg.engines.iter().map(|e| e.name.clone()).collect();
+    // Games of an earlier run of this match, read before the file is
+    // opened for appending.
+    let resumed = match (&cfg.pdn, cfg.resume) {
+        (Some(path), true) => resumed_games(cfg, &jobs, &names, path)?,
+        _ => Vec::new(),
+    };
     let mut summary = Summary {
         pairings: pairs
             .iter()
@@ -392,6 +403,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         stalls: (0, Duration::ZERO),
         think: vec![ThinkTable::default(); names.len()],
         elapsed: Duration::ZERO,
+        resumed: 0,
     };
     let started = Instant::now();
     let stop = AtomicBool::new(false);
@@ -399,11 +411,46 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     let (tx, rx) = mpsc::channel::<GameRecord>();
     // Half points of the first game of each opening pair, per pairing.
     let mut half_pairs: HashMap<(usize, usize), u8> = HashMap::new();
+    for r in &resumed {
+        count_game(&mut summary, &mut half_pairs, &jobs[r.number - 1], r.outcome, r.forfeit);
+    }
+    let todo: Vec<Job> = if resumed.is_empty() {
+        jobs.clone()
+    } else {
+        let done: std::collections::HashSet<usize> = resumed.iter().map(|r| r.number).collect();
+        jobs.iter().filter(|j| !done.contains(&j.number)).copied().collect()
+    };
+    if !resumed.is_empty() {
+        let file = cfg.pdn.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+        let totals: Vec<String> = summary
+            .pairings
+            .iter()
+            .map(|p| {
+                let t = &p.tally;
+                format!("{} vs {}: +{} ={} -{}", names[p.first], names[p.second], t.wins, t.draws, t.losses)
+            })
+            .collect();
+        progress(&format!(
+            "resumed {} games from {file} ({}); {} to play",
+            resumed.len(),
+            totals.join(", "),
+            todo.len()
+        ));
+        summary.resumed = resumed.len();
+        if sprt_decided(cfg, &mut summary) {
+            if let Some((verdict, llr)) = summary.sprt {
+                progress(&format!("SPRT already decided ({verdict:?}, LLR {llr:.2}): no game to play"));
+            }
+            summary.elapsed = started.elapsed();
+            return Ok(summary);
+        }
+    }
+    let mut played = 0usize;
     let date = pdn::today();
     std::thread::scope(|scope| {
-        for w in 0..cfg.concurrency.clamp(1, jobs.len().max(1)) {
+        for w in 0..cfg.concurrency.clamp(1, todo.len().max(1)) {
             let tx = tx.clone();
-            let (jobs, next, stop) = (&jobs, &next, &stop);
+            let (jobs, next, stop) = (&todo, &next, &stop);
             let spawned = std::thread::Builder::new()
                 .name(format!("dammer-match-{w}"))
                 .spawn_scoped(scope, move || worker(cfg, jobs, next, stop, &tx));
@@ -425,31 +472,21 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                 Err(mpsc::RecvTimeoutError::Timeout) => continue,
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
-            summary.games += 1;
+            played += 1;
             let (first, second) = pairs[record.pairing];
-            let first_points = match (record.outcome, record.white == first) {
-                (Outcome::Draw, _) => 1,
-                (Outcome::WhiteWins, true) | (Outcome::BlackWins, false) => 2,
-                _ => 0,
-            };
-            let result = &mut summary.pairings[record.pairing];
-            result.tally.add_game(first_points);
-            match half_pairs.remove(&(record.pairing, record.pair_key)) {
-                Some(other) => result.tally.add_pair(other + first_points),
-                None => {
-                    half_pairs.insert((record.pairing, record.pair_key), first_points);
-                }
-            }
+            count_game(
+                &mut summary,
+                &mut half_pairs,
+                &jobs[record.number - 1],
+                record.outcome,
+                record.forfeit,
+            );
             summary.stalls.0 += record.stalls.len() as u64;
             summary.stalls.1 = record.stalls.iter().fold(summary.stalls.1, |m, s| m.max(*s));
             for &(engine, number, seconds) in &record.think {
                 summary.think[engine].add(number, seconds);
             }
-            match record.forfeit {
-                Some((engine, Forfeit::Time)) => summary.time_forfeits[engine] += 1,
-                Some((engine, Forfeit::Failure)) => summary.failures[engine] += 1,
-                None => {}
-            }
+            let result = &summary.pairings[record.pairing];
             for fault in &record.faults {
                 summary.faults.push(format!("game {}: {fault}", record.number));
                 progress(&format!("game {}: {fault}", record.number));
@@ -475,7 +512,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
             let est = t.elo_trinomial();
             let done = summary.games;
             let left = summary.scheduled.saturating_sub(done);
-            let eta = started.elapsed().mul_f64(left as f64 / done as f64);
+            let eta = started.elapsed().mul_f64(left as f64 / played as f64);
             progress(&format!(
                 "game {} ({}/{}): {} - {} {} ({}, {} plies) | {} vs {}: +{} ={} -{} [{:.3}] Elo {} | {} left",
                 record.number,
@@ -495,19 +532,139 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                 format_elo(&est),
                 format_duration(eta)
             ));
-            if let (Some(sprt), 1) = (cfg.sprt, pairs.len()) {
-                let llr = t.llr(sprt.elo0, sprt.elo1);
-                let verdict = sprt.verdict(t);
-                summary.sprt = Some((verdict, llr));
-                if verdict != SprtVerdict::Continue && !stop.load(Ordering::Relaxed) {
+            if sprt_decided(cfg, &mut summary) && !stop.load(Ordering::Relaxed) {
+                if let Some((verdict, llr)) = summary.sprt {
                     progress(&format!("SPRT decided ({verdict:?}, LLR {llr:.2}): stopping"));
-                    stop.store(true, Ordering::Relaxed);
                 }
+                stop.store(true, Ordering::Relaxed);
             }
         }
     });
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// Counts one finished game (played now or resumed from the PDN file) in
+/// its pairing's tally, its opening pair and the forfeit counts.
+fn count_game(
+    summary: &mut Summary,
+    half_pairs: &mut HashMap<(usize, usize), u8>,
+    job: &Job,
+    outcome: Outcome,
+    forfeit: Option<(usize, Forfeit)>,
+) {
+    summary.games += 1;
+    let first = summary.pairings[job.pairing].first;
+    let first_points = match (outcome, job.white == first) {
+        (Outcome::Draw, _) => 1,
+        (Outcome::WhiteWins, true) | (Outcome::BlackWins, false) => 2,
+        _ => 0,
+    };
+    let result = &mut summary.pairings[job.pairing];
+    result.tally.add_game(first_points);
+    match half_pairs.remove(&(job.pairing, job.pair_key)) {
+        Some(other) => result.tally.add_pair(other + first_points),
+        None => {
+            half_pairs.insert((job.pairing, job.pair_key), first_points);
+        }
+    }
+    match forfeit {
+        Some((engine, Forfeit::Time)) => summary.time_forfeits[engine] += 1,
+        Some((engine, Forfeit::Failure)) => summary.failures[engine] += 1,
+        None => {}
+    }
+}
+
+/// Updates the SPRT's verdict (a two-engine match with `--sprt`); true
+/// when it has decided.
+fn sprt_decided(cfg: &Config, summary: &mut Summary) -> bool {
+    let (Some(sprt), [pairing]) = (cfg.sprt, summary.pairings.as_slice()) else { return false };
+    let llr = pairing.tally.llr(sprt.elo0, sprt.elo1);
+    let verdict = sprt.verdict(&pairing.tally);
+    summary.sprt = Some((verdict, llr));
+    verdict != SprtVerdict::Continue
+}
+
+/// A game of an earlier run, read back from the PDN file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Resumed {
+    number: usize,
+    outcome: Outcome,
+    forfeit: Option<(usize, Forfeit)>,
+}
+
+/// The games `path` holds, each checked against this match's schedule
+/// (game number, players, time control, opening): a file of another match
+/// is refused rather than mixed in. A missing file holds no games.
+fn resumed_games(
+    cfg: &Config,
+    jobs: &[Job],
+    names: &[String],
+    path: &std::path::Path,
+) -> Result<Vec<Resumed>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("cannot read {} to resume: {e}", path.display())),
+    };
+    let file = path.display();
+    let games = pdn::read(&text).map_err(|e| format!("cannot resume from {file}: {e}"))?;
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(games.len());
+    for (i, g) in games.iter().enumerate() {
+        let at = |what: String| format!("cannot resume from {file}: game {} of the file: {what}", i + 1);
+        let round = g.tag("Round").unwrap_or("");
+        let job =
+            round.parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|n| jobs.get(n)).ok_or_else(
+                || at(format!("Round {round:?} is not a game of this match (1 to {})", jobs.len())),
+            )?;
+        if !seen.insert(job.number) {
+            return Err(at(format!("round {} is in the file twice", job.number)));
+        }
+        let (white, black) = (g.tag("White").unwrap_or(""), g.tag("Black").unwrap_or(""));
+        if (white, black) != (names[job.white].as_str(), names[job.black].as_str()) {
+            return Err(at(format!(
+                "round {} is {white} - {black}, this match plays {} - {} (a file of another match?)",
+                job.number, names[job.white], names[job.black]
+            )));
+        }
+        let tc = cfg.tc.pdn();
+        if g.tag("TimeControl") != Some(tc.as_str()) {
+            return Err(at(format!(
+                "time control {:?}, this match plays {tc:?}",
+                g.tag("TimeControl").unwrap_or("")
+            )));
+        }
+        let replayed = g.replay().map_err(&at)?;
+        let opening = &cfg.openings[job.opening];
+        let positions = replayed.positions();
+        let reached = positions.get(opening.moves.len());
+        if *replayed.start() != opening.start || reached != Some(&opening.position()) {
+            return Err(at(format!(
+                "round {} does not start from this match's opening {}",
+                job.number,
+                job.opening + 1
+            )));
+        }
+        let outcome = match g.tag("Result").or(g.result.as_deref()) {
+            Some("2-0") => Outcome::WhiteWins,
+            Some("0-2") => Outcome::BlackWins,
+            Some("1-1") => Outcome::Draw,
+            other => return Err(at(format!("round {} has no result ({other:?})", job.number))),
+        };
+        let loser = match outcome {
+            Outcome::WhiteWins => Some(job.black),
+            Outcome::BlackWins => Some(job.white),
+            Outcome::Draw => None,
+        };
+        let forfeit = match (g.tag("Termination"), loser) {
+            (Some(TIME_FORFEIT), Some(l)) => Some((l, Forfeit::Time)),
+            (Some(FAILURE), Some(l)) => Some((l, Forfeit::Failure)),
+            _ => None,
+        };
+        out.push(Resumed { number: job.number, outcome, forfeit });
+    }
+    Ok(out)
 }
 
 fn worker(cfg: &Config, jobs: &[Job], next: &AtomicUsize, stop: &AtomicBool, tx: &mpsc::Sender<GameRecord>) {
@@ -549,6 +706,8 @@ pub const STALL_WORTH_COUNTING: Duration = Duration::from_millis(10);
 
 /// The PDN termination of a game lost on time.
 const TIME_FORFEIT: &str = "time forfeit";
+/// The PDN termination of a game lost by a crash, an illegal move or a failed start.
+const FAILURE: &str = "engine failure";
 
 /// Plays one game; None when the run was stopped before it finished.
 fn play_game(
@@ -576,7 +735,6 @@ fn play_game(
         stalls: Vec::new(),
         think: Vec::new(),
         pairing: job.pairing,
-        pair_key: job.pair_key,
     };
     let index = |side: Color| if side == Color::White { job.white } else { job.black };
     let forfeit = |record: &mut GameRecord, side: Color, termination: &str, detail: String| {
@@ -604,7 +762,7 @@ fn play_game(
             Err(EngineError::Aborted) => return None,
             Err(_) if stop.load(Ordering::Relaxed) => return None,
             Err(e) => {
-                forfeit(&mut record, side, "engine failure", format!("{} failed to start: {e}", spec.name));
+                forfeit(&mut record, side, FAILURE, format!("{} failed to start: {e}", spec.name));
                 return Some(record);
             }
         }
@@ -681,7 +839,7 @@ fn play_game(
                         forfeit(
                             &mut record,
                             side,
-                            "engine failure",
+                            FAILURE,
                             format!("{name} ended the game without a reason"),
                         );
                         break;
@@ -697,7 +855,7 @@ fn play_game(
                     EngineError::Timeout => {
                         (TIME_FORFEIT, format!("{name} lost on time (no move within {allowed:.3}s + margin)"))
                     }
-                    other => ("engine failure", format!("{name} {other}")),
+                    other => (FAILURE, format!("{name} {other}")),
                 };
                 forfeit(&mut record, side, termination, detail);
                 break;
@@ -827,6 +985,12 @@ pub fn report(summary: &Summary, sprt: Option<Sprt>) -> Vec<String> {
         format_duration(summary.elapsed),
         if summary.interrupted { " (interrupted)" } else { "" }
     ));
+    if summary.resumed > 0 {
+        lines.push(format!(
+            "{} of them resumed from the PDN file (results counted; think times and stalls below are this run's)",
+            summary.resumed
+        ));
+    }
     for p in &summary.pairings {
         let t = &p.tally;
         if t.games() == 0 {
@@ -983,6 +1147,7 @@ mod tests {
             games: Some(4),
             concurrency: 1,
             pdn: None,
+            resume: false,
             max_plies: None,
             draw: None,
             resign: None,
