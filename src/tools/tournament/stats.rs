@@ -77,16 +77,42 @@ impl Tally {
     /// The log-likelihood ratio of H1 (Elo = `elo1`) against H0 (Elo =
     /// `elo0`), in the normal approximation of the generalised SPRT; uses
     /// the pairs when there are any, else the games.
+    ///
+    /// The mean and variance it uses hold [`LLR_PRIOR_SAMPLES`] more samples
+    /// spread evenly over the outcomes (pair scores 0, 1/4 .. 1, or win, draw
+    /// and loss): between near-equal engines most games are drawn, and a
+    /// short run of draws would otherwise give a variance near zero and an
+    /// LLR out of all proportion (+0 =39 -1 in 20 pairs reached -3.4, an H0
+    /// accepted after 40 games). The extra samples weigh next to nothing
+    /// once the test has the hundreds of games it needs.
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
         let pairs: u32 = self.pairs.iter().sum();
-        let est = if pairs > 0 { self.elo_pentanomial() } else { self.elo_trinomial() };
-        if est.count == 0.0 || est.variance <= 0.0 {
+        let outcomes: Vec<(f64, f64)> = if pairs > 0 {
+            self.pairs
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (k as f64 / 4.0, f64::from(c) + LLR_PRIOR_SAMPLES / 5.0))
+                .collect()
+        } else if self.games() > 0 {
+            [(1.0, self.wins), (0.5, self.draws), (0.0, self.losses)]
+                .iter()
+                .map(|&(s, c)| (s, f64::from(c) + LLR_PRIOR_SAMPLES / 3.0))
+                .collect()
+        } else {
+            return 0.0;
+        };
+        let est = Estimate::from_outcomes(&outcomes);
+        if est.variance <= 0.0 {
             return 0.0;
         }
         let (s0, s1) = (score_of_elo(elo0), score_of_elo(elo1));
         est.count * (s1 - s0) * (2.0 * est.mean - s0 - s1) / (2.0 * est.variance)
     }
 }
+
+/// Samples (pairs, or games without pairs) added evenly over the outcomes
+/// to the sample an LLR is computed from; see [`Tally::llr`].
+const LLR_PRIOR_SAMPLES: f64 = 2.0;
 
 /// An Elo estimate from a sample of scores.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -272,9 +298,12 @@ mod tests {
     }
 
     /// SPRT(0, 10, 0.05, 0.05): bounds ln(0.05/0.95) = -2.944 and +2.944.
-    /// 1000 pairs, 460 scoring 0.25 and 540 scoring 0.75: mean 0.52,
-    /// variance 0.0621; s0 = 0.5, s1 = score_of_elo(10) = 0.514387;
-    /// LLR = 1000 * 0.014387 * (1.04 - 1.014387) / 0.1242 = 2.967 -> accept H1.
+    /// 1000 pairs, 460 scoring 0.25 and 540 scoring 0.75, and the LLR's two
+    /// extra pairs, 0.4 on each of the five scores: 1002 pairs, mean
+    /// 521 / 1002 = 0.519960, variance 0.062226; s0 = 0.5, s1 =
+    /// score_of_elo(10) = 0.514387; LLR = 1002 * 0.014387 * (1.039920 -
+    /// 1.014387) / 0.124453 = 2.9576 -> accept H1 (without the extra pairs
+    /// 2.9670).
     #[test]
     fn sprt_worked_example() {
         let sprt = Sprt { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 };
@@ -283,15 +312,43 @@ mod tests {
         let t = Tally { pairs: [0, 460, 0, 540, 0], ..Tally::default() };
         let e = t.elo_pentanomial();
         assert!(close(e.mean, 0.52, 1e-12) && close(e.variance, 0.0621, 1e-12), "{e:?}");
+        let (n, mean) = (1002.0, 521.0 / 1002.0);
+        let variance = [(0.0, 0.4), (0.25, 460.4), (0.5, 0.4), (0.75, 540.4), (1.0, 0.4)]
+            .iter()
+            .map(|&(x, c): &(f64, f64)| c * (x - mean) * (x - mean))
+            .sum::<f64>()
+            / n;
         let s1 = score_of_elo(10.0);
-        let expected = 1000.0 * (s1 - 0.5) * (1.04 - 0.5 - s1) / (2.0 * 0.0621);
+        let expected = n * (s1 - 0.5) * (2.0 * mean - 0.5 - s1) / (2.0 * variance);
         assert!(close(t.llr(0.0, 10.0), expected, 1e-9));
-        assert!(close(expected, 2.9670, 1e-3), "{expected}");
+        assert!(close(variance, 0.062226, 1e-6) && close(expected, 2.9576, 1e-3), "{variance} {expected}");
         assert_eq!(sprt.verdict(&t), SprtVerdict::AcceptH1);
         let worse = Tally { pairs: [0, 540, 0, 460, 0], ..Tally::default() };
         assert_eq!(sprt.verdict(&worse), SprtVerdict::AcceptH0);
         let few = Tally { pairs: [0, 5, 0, 6, 0], ..Tally::default() };
         assert_eq!(sprt.verdict(&few), SprtVerdict::Continue);
+    }
+
+    /// A drawish start is no evidence: +0 =39 -1 (pairs [0, 1, 19, 0, 0])
+    /// gave LLR -3.38 with the sample's own variance (0.00297 a pair), an
+    /// H0 accepted after 40 games; with the two extra pairs it is -0.75.
+    #[test]
+    fn a_run_of_draws_decides_nothing() {
+        let sprt = Sprt { elo0: 0.0, elo1: 15.0, alpha: 0.05, beta: 0.05 };
+        let t = Tally { wins: 0, draws: 39, losses: 1, pairs: [0, 1, 19, 0, 0] };
+        let llr = t.llr(0.0, 15.0);
+        assert!((-0.8..-0.7).contains(&llr), "{llr}");
+        assert_eq!(sprt.verdict(&t), SprtVerdict::Continue);
+        // 60 draws: an even score leans to H0, but by far less than a bound.
+        let draws = Tally { draws: 60, pairs: [0, 0, 30, 0, 0], ..Tally::default() };
+        let llr = draws.llr(0.0, 15.0);
+        assert!((-1.0..-0.9).contains(&llr), "{llr}");
+        // Games without pairs get two thirds of a game on each result.
+        let games = Tally { wins: 0, draws: 19, losses: 1, pairs: [0; 5] };
+        assert_eq!(sprt.verdict(&games), SprtVerdict::Continue);
+        // A real difference still decides: 300 pairs [0, 20, 200, 80, 0].
+        let clear = Tally { pairs: [0, 20, 200, 80, 0], ..Tally::default() };
+        assert_eq!(sprt.verdict(&clear), SprtVerdict::AcceptH1);
     }
 
     #[test]
