@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# One search choice decided by SPRT (docs/strength.md, "Search choices by
+# SPRT"): a candidate against a base, self-play from the 2-move ballots,
+# book off on both sides, one thread each. Resumable: run the same line
+# again and the games of bench/out/sprt-NAME.pdn count (dammer match
+# --resume), so a test of many hours can run in pieces.
+#
+# Usage: bench/sprt.sh [-t TC] [-e ELO0,ELO1] [-c CONCURRENCY] [-g GAMES] NAME CANDIDATE [BASE]
+#   NAME       names the candidate in the report and the files
+#   CANDIDATE  a git revision, or a patch file applied to BASE
+#   BASE       a git revision (default HEAD)
+#   -t  clock (default 10+0.1)   -e  SPRT bounds (default 0,15)   -c  games at once (default 1)
+#   -g  most games before the test stops undecided (default 4000)
+# Binaries are built in target/sprt/; the log and PDN go to bench/out/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TC=10+0.1
+BOUNDS=0,15
+CONC=1
+GAMES=4000
+while getopts "t:e:c:g:" opt; do
+    case $opt in
+        t) TC=$OPTARG ;;
+        e) BOUNDS=$OPTARG ;;
+        c) CONC=$OPTARG ;;
+        g) GAMES=$OPTARG ;;
+        *) exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+if [ $# -lt 2 ]; then
+    sed -n '8,14p' "$0" >&2
+    exit 2
+fi
+NAME=$1
+CANDIDATE=$2
+BASE=$(git rev-parse --short "${3:-HEAD}")
+mkdir -p bench/out target/sprt
+
+# build REV [PATCH] -> prints the binary's path
+build() {
+    local rev=$1 patch=${2:-} bin tree
+    if [ -n "$patch" ]; then
+        bin=target/sprt/dammer-$rev-$(sha1sum "$patch" | cut -c1-8)
+    else
+        bin=target/sprt/dammer-$rev
+    fi
+    if [ ! -x "$bin" ]; then
+        tree=target/sprt/src-$$
+        rm -rf "$tree"
+        git worktree add --detach "$tree" "$rev" >/dev/null 2>&1
+        if [ -n "$patch" ]; then
+            git -C "$tree" apply "$(realpath "$patch")"
+        fi
+        (cd "$tree" && cargo build --release --quiet)
+        cp "$tree/target/release/dammer" "$bin"
+        git worktree remove --force "$tree"
+    fi
+    echo "$bin"
+}
+
+# The runner is this checkout's build (--resume and the SPRT of today).
+cargo build --release --quiet
+RUNNER=target/sprt/runner
+cp target/release/dammer "$RUNNER"
+BASE_BIN=$(build "$BASE")
+if [ -f "$CANDIDATE" ]; then
+    CAND_BIN=$(build "$BASE" "$CANDIDATE")
+else
+    CAND_BIN=$(build "$(git rev-parse --short "$CANDIDATE")")
+fi
+echo "$NAME: bench $("$CAND_BIN" bench 2>/dev/null | tail -1); base $BASE: bench $("$BASE_BIN" bench 2>/dev/null | tail -1)"
+"$RUNNER" match --engine "name=$NAME" "cmd=$CAND_BIN hub" option.book=false \
+    --engine name=base "cmd=$BASE_BIN hub" option.book=false \
+    --tc "$TC" --games "$GAMES" --concurrency "$CONC" --sprt "${BOUNDS%,*}" "${BOUNDS#*,}" 0.05 0.05 \
+    --draw-adjudication 80 0.05 12 --resign-adjudication 3 3 \
+    --pdn "bench/out/sprt-$NAME.pdn" --resume | tee -a "bench/out/sprt-$NAME.log"
