@@ -175,6 +175,11 @@ impl Outcome {
         }
     }
 
+    /// The outcome a PDN result names, the inverse of [`Outcome::pdn`].
+    fn from_pdn(result: &str) -> Option<Outcome> {
+        [Outcome::WhiteWins, Outcome::BlackWins, Outcome::Draw].into_iter().find(|o| o.pdn() == result)
+    }
+
     fn loss_for(side: Color) -> Outcome {
         match side {
             Color::White => Outcome::BlackWins,
@@ -414,12 +419,8 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     for r in &resumed {
         count_game(&mut summary, &mut half_pairs, &jobs[r.number - 1], r.outcome, r.forfeit);
     }
-    let todo: Vec<Job> = if resumed.is_empty() {
-        jobs.clone()
-    } else {
-        let done: std::collections::HashSet<usize> = resumed.iter().map(|r| r.number).collect();
-        jobs.iter().filter(|j| !done.contains(&j.number)).copied().collect()
-    };
+    let done: std::collections::HashSet<usize> = resumed.iter().map(|r| r.number).collect();
+    let todo: Vec<Job> = jobs.iter().filter(|j| !done.contains(&j.number)).copied().collect();
     if !resumed.is_empty() {
         let file = cfg.pdn.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
         let totals: Vec<String> = summary
@@ -611,6 +612,7 @@ fn resumed_games(
     let games = pdn::read(&text).map_err(|e| format!("cannot resume from {file}: {e}"))?;
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(games.len());
+    let tc = cfg.tc.pdn();
     for (i, g) in games.iter().enumerate() {
         let at = |what: String| format!("cannot resume from {file}: game {} of the file: {what}", i + 1);
         let round = g.tag("Round").unwrap_or("");
@@ -628,7 +630,6 @@ fn resumed_games(
                 job.number, names[job.white], names[job.black]
             )));
         }
-        let tc = cfg.tc.pdn();
         if g.tag("TimeControl") != Some(tc.as_str()) {
             return Err(at(format!(
                 "time control {:?}, this match plays {tc:?}",
@@ -646,11 +647,9 @@ fn resumed_games(
                 job.opening + 1
             )));
         }
-        let outcome = match g.tag("Result").or(g.result.as_deref()) {
-            Some("2-0") => Outcome::WhiteWins,
-            Some("0-2") => Outcome::BlackWins,
-            Some("1-1") => Outcome::Draw,
-            other => return Err(at(format!("round {} has no result ({other:?})", job.number))),
+        let result = g.tag("Result").or(g.result.as_deref());
+        let Some(outcome) = result.and_then(Outcome::from_pdn) else {
+            return Err(at(format!("round {} has no result ({result:?})", job.number)));
         };
         let loser = match outcome {
             Outcome::WhiteWins => Some(job.black),

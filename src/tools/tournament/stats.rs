@@ -51,17 +51,23 @@ impl Tally {
 
     /// Elo difference and its 95% margin from the per-game (trinomial) results.
     pub fn elo_trinomial(&self) -> Estimate {
-        let outcomes =
-            [(1.0, f64::from(self.wins)), (0.5, f64::from(self.draws)), (0.0, f64::from(self.losses))];
-        Estimate::from_outcomes(&outcomes)
+        Estimate::from_outcomes(&self.game_outcomes(0.0))
+    }
+
+    /// (score, count) of win, draw and loss, each count plus `extra`.
+    fn game_outcomes(&self, extra: f64) -> [(f64, f64); 3] {
+        [(1.0, self.wins), (0.5, self.draws), (0.0, self.losses)].map(|(s, c)| (s, f64::from(c) + extra))
+    }
+
+    /// (score, count) of the five pair totals, each count plus `extra`.
+    fn pair_outcomes(&self, extra: f64) -> [(f64, f64); 5] {
+        std::array::from_fn(|k| (k as f64 / 4.0, f64::from(self.pairs[k]) + extra))
     }
 
     /// Elo difference and its 95% margin from the game pairs (pentanomial),
     /// which accounts for the correlation between the two games of an opening.
     pub fn elo_pentanomial(&self) -> Estimate {
-        let outcomes: Vec<(f64, f64)> =
-            self.pairs.iter().enumerate().map(|(k, &c)| (k as f64 / 4.0, f64::from(c))).collect();
-        Estimate::from_outcomes(&outcomes)
+        Estimate::from_outcomes(&self.pair_outcomes(0.0))
     }
 
     /// Likelihood of superiority: the probability that this engine is the
@@ -87,21 +93,13 @@ impl Tally {
     /// once the test has the hundreds of games it needs.
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
         let pairs: u32 = self.pairs.iter().sum();
-        let outcomes: Vec<(f64, f64)> = if pairs > 0 {
-            self.pairs
-                .iter()
-                .enumerate()
-                .map(|(k, &c)| (k as f64 / 4.0, f64::from(c) + LLR_PRIOR_SAMPLES / 5.0))
-                .collect()
+        let est = if pairs > 0 {
+            Estimate::from_outcomes(&self.pair_outcomes(LLR_PRIOR_SAMPLES / 5.0))
         } else if self.games() > 0 {
-            [(1.0, self.wins), (0.5, self.draws), (0.0, self.losses)]
-                .iter()
-                .map(|&(s, c)| (s, f64::from(c) + LLR_PRIOR_SAMPLES / 3.0))
-                .collect()
+            Estimate::from_outcomes(&self.game_outcomes(LLR_PRIOR_SAMPLES / 3.0))
         } else {
             return 0.0;
         };
-        let est = Estimate::from_outcomes(&outcomes);
         if est.variance <= 0.0 {
             return 0.0;
         }
