@@ -29,15 +29,7 @@ cp target/release/dammer "$CUR"
 ENGINES=(--engine name=Dammer "cmd=$CUR hub" --engine name=dame-rs-0.2.0 "cmd=$DAME hub")
 for rev in "$@"; do
     sha=$(git rev-parse --short "$rev")
-    bin=target/ladder/dammer-$sha
-    if [ ! -x "$bin" ]; then
-        tree=target/ladder/src-$sha
-        rm -rf "$tree"
-        git worktree add --detach "$tree" "$sha" >/dev/null
-        (cd "$tree" && cargo build --release --quiet)
-        cp "$tree/target/release/dammer" "$bin"
-        git worktree remove --force "$tree"
-    fi
+    bin=$(bench/build-rev.sh target/ladder "$sha")
     ENGINES+=(--engine "name=Dammer-$sha" "cmd=$bin hub")
 done
 case $TC in

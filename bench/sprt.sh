@@ -37,37 +37,15 @@ CANDIDATE=$2
 BASE=$(git rev-parse --short "${3:-HEAD}")
 mkdir -p bench/out target/sprt
 
-# build REV [PATCH] -> prints the binary's path
-build() {
-    local rev=$1 patch=${2:-} bin tree
-    if [ -n "$patch" ]; then
-        bin=target/sprt/dammer-$rev-$(sha1sum "$patch" | cut -c1-8)
-    else
-        bin=target/sprt/dammer-$rev
-    fi
-    if [ ! -x "$bin" ]; then
-        tree=target/sprt/src-$$
-        rm -rf "$tree"
-        git worktree add --detach "$tree" "$rev" >/dev/null 2>&1
-        if [ -n "$patch" ]; then
-            git -C "$tree" apply "$(realpath "$patch")"
-        fi
-        (cd "$tree" && cargo build --release --quiet)
-        cp "$tree/target/release/dammer" "$bin"
-        git worktree remove --force "$tree"
-    fi
-    echo "$bin"
-}
-
 # The runner is this checkout's build (--resume and the SPRT of today).
 cargo build --release --quiet
 RUNNER=target/sprt/runner
 cp target/release/dammer "$RUNNER"
-BASE_BIN=$(build "$BASE")
+BASE_BIN=$(bench/build-rev.sh target/sprt "$BASE")
 if [ -f "$CANDIDATE" ]; then
-    CAND_BIN=$(build "$BASE" "$CANDIDATE")
+    CAND_BIN=$(bench/build-rev.sh target/sprt "$BASE" "$CANDIDATE")
 else
-    CAND_BIN=$(build "$(git rev-parse --short "$CANDIDATE")")
+    CAND_BIN=$(bench/build-rev.sh target/sprt "$CANDIDATE")
 fi
 echo "$NAME: bench $("$CAND_BIN" bench 2>/dev/null | tail -1); base $BASE: bench $("$BASE_BIN" bench 2>/dev/null | tail -1)"
 "$RUNNER" match --engine "name=$NAME" "cmd=$CAND_BIN hub" option.book=false \
