@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Search depth and think time per engine, read from the move comments
+({score/depth time}) that `dammer match` writes into its PDN file.
+
+Usage: bench/pdn_depths.py FILE.pdn [MOVES]
+
+For each player: the mean depth of its searched moves among its first
+MOVES moves of each game (default 30; forced moves carry no depth and are
+left out), and the mean and longest think time over all of its moves.
+"""
+import re
+import sys
+from collections import defaultdict
+
+TAG = re.compile(r'^\[(\w+) "(.*)"\]')
+# A move, then its comment: {+0.12/16 0.283s} or, for a forced move, {0.000s}.
+MOVE = re.compile(r"(\d+x\d+(?:x\d+)*|\d+-\d+)\s*\{([^}]*)\}")
+# The runner writes "{score:+.2}/{depth} {time:.3}s"; score and depth may be missing.
+COMMENT = re.compile(r"^(?:[+-][\d.]+(?:/(\d+))?\s+)?([\d.]+)s$")
+
+
+def games(text):
+    tags, body = {}, []
+    for line in text.splitlines():
+        m = TAG.match(line)
+        if m:
+            if body:
+                yield tags, " ".join(body)
+                tags, body = {}, []
+            tags[m.group(1)] = m.group(2)
+        elif line.strip():
+            body.append(line.strip())
+    if body:
+        yield tags, " ".join(body)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    first = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+    depth = defaultdict(list)
+    think = defaultdict(list)
+    with open(sys.argv[1], encoding="utf-8") as f:
+        text = f.read()
+    n = 0
+    for tags, body in games(text):
+        players = [tags.get("White", "?"), tags.get("Black", "?")]
+        if tags.get("FEN", "W").startswith("B"):
+            players.reverse()
+        n += 1
+        for i, m in enumerate(MOVE.finditer(body)):
+            player = players[i % 2]
+            c = COMMENT.match(m.group(2).strip())
+            if not c:
+                continue
+            secs = float(c.group(2))
+            think[player].append(secs)
+            if c.group(1) and i // 2 < first:
+                depth[player].append(int(c.group(1)))
+    print(f"{n} games; depth over each side's first {first} moves (searched ones)")
+    for p in sorted(think):
+        d, t = depth[p], think[p]
+        mean_d = sum(d) / len(d) if d else float("nan")
+        print(f"{p:>12}: depth {mean_d:.2f} ({len(d)} moves), think mean {sum(t) / len(t):.3f} s, longest {max(t):.3f} s")
+
+
+if __name__ == "__main__":
+    main()
