@@ -25,7 +25,8 @@ pub const MAX_THREADS: usize = 256;
 /// machine already, so deeper requests are mistakes, not patience.
 pub const MAX_PERFT_DEPTH: u32 = 20;
 /// Default time kept back on every move for what the GUI charges beyond
-/// the engine's own thinking (GWDGUI charges about 75 ms a move), in ms.
+/// the engine's own thinking (GWDGUI charges about 40 ms a move), in ms;
+/// the Hub front end keeps back less once the GUI's clocks show it charges less.
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 100;
 /// Largest move overhead accepted, in ms.
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 10_000;

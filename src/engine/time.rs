@@ -185,6 +185,61 @@ pub fn saturating_duration(secs: f64) -> Duration {
     Duration::from_secs_f64(secs.clamp(0.0, MAX_SECONDS))
 }
 
+/// What a GUI really charges a move beyond the engine's thinking, measured
+/// from the clocks it reports. The `move-overhead` a user sets (100 ms by
+/// default) must cover the slowest GUI, and the time manager keeps it back
+/// on every move; under a GUI that charges a few milliseconds that is most
+/// of a 0.1 s increment lost each move. A GUI that sends the side's clock
+/// at every move shows what it charged: the clock before the move plus the
+/// increment, less the engine's thinking, less the clock it reports one
+/// move later. Once [`LATENCY_SAMPLES`] moves agree, the overhead kept back
+/// is the worst of them with a margin, never more than the one configured;
+/// a clock that grew (a new control's time, a GUI that resends the same
+/// clock) is no measurement and is skipped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LatencyMeter {
+    samples: u32,
+    /// The largest charge seen, seconds.
+    worst: f64,
+}
+
+/// Moves measured before the measurement replaces the configured overhead.
+pub const LATENCY_SAMPLES: u32 = 2;
+
+/// A clock this much above what the move could leave (seconds) was not the
+/// same clock running on: a new control's time, or a GUI that does not keep
+/// one. Smaller gaps are rounding and count as no charge at all.
+const LATENCY_TOLERANCE: f64 = 0.05;
+
+/// The margin on the worst charge seen: half of it again, and at least this.
+const LATENCY_MARGIN: Duration = Duration::from_millis(10);
+
+impl LatencyMeter {
+    /// One move under a clock: the GUI gave `before` (the side's time and
+    /// increment) for the move, the engine thought `think`, and one move
+    /// later the GUI reports `after` seconds on the same side's clock.
+    pub fn observe(&mut self, before: &Clock, think: Duration, after: f64) {
+        let inc = if before.inc.is_finite() { before.inc } else { 0.0 };
+        let charged = before.time + inc - think.as_secs_f64() - after;
+        if !charged.is_finite() || charged < -LATENCY_TOLERANCE {
+            return;
+        }
+        self.samples += 1;
+        self.worst = self.worst.max(charged);
+    }
+
+    /// The overhead to keep back on each move: the `configured` one until
+    /// the GUI's clocks have been measured, then the worst measured charge
+    /// with a margin, if that is less.
+    pub fn overhead(&self, configured: Duration) -> Duration {
+        if self.samples < LATENCY_SAMPLES {
+            return configured;
+        }
+        let worst = saturating_duration(self.worst);
+        (worst + (worst / 2).max(LATENCY_MARGIN)).min(configured)
+    }
+}
+
 /// What the time manager says while a search runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -371,6 +426,42 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(budget(&l, Duration::ZERO, 40).soft, budget(&l, Duration::ZERO, 10).soft);
+    }
+
+    #[test]
+    fn the_latency_meter_measures_what_the_gui_charges() {
+        let configured = Duration::from_millis(100);
+        let before = Clock { time: 10.0, inc: 0.1, moves_to_go: None };
+        let mut m = LatencyMeter::default();
+        // One move: not yet trusted.
+        m.observe(&before, Duration::from_millis(300), 9.798);
+        assert_eq!(m.overhead(configured), configured);
+        // A second charge of 2 ms: the worst with its margin of 10 ms.
+        m.observe(&Clock { time: 9.798, ..before }, Duration::from_millis(250), 9.646);
+        let o = m.overhead(configured);
+        assert!(o > Duration::from_millis(11) && o < Duration::from_millis(13), "{o:?}");
+        // A GUI that charges 40 ms a move (GWDGUI): 60 ms kept back.
+        m.observe(&before, Duration::from_millis(300), 10.1 - 0.3 - 0.04);
+        let o = m.overhead(configured);
+        assert!(o > Duration::from_millis(59) && o < Duration::from_millis(61), "{o:?}");
+        // Never more than the configured overhead.
+        m.observe(&before, Duration::from_millis(300), 9.0);
+        assert_eq!(m.overhead(configured), configured);
+    }
+
+    #[test]
+    fn a_clock_that_grew_is_no_measurement() {
+        let before = Clock { time: 10.0, inc: 0.0, moves_to_go: Some(1) };
+        let mut m = LatencyMeter::default();
+        // A new control's time, and a GUI that resends the same clock.
+        m.observe(&before, Duration::from_millis(500), 600.0);
+        m.observe(&before, Duration::from_millis(500), 10.0);
+        m.observe(&Clock { time: f64::NAN, ..before }, Duration::ZERO, 10.0);
+        assert_eq!(m.overhead(Duration::from_millis(100)), Duration::from_millis(100));
+        // Rounding a little below what the move left counts as no charge.
+        m.observe(&before, Duration::from_millis(500), 9.52);
+        m.observe(&before, Duration::from_millis(500), 9.5);
+        assert_eq!(m.overhead(Duration::from_millis(100)), LATENCY_MARGIN);
     }
 
     #[test]

@@ -19,10 +19,11 @@ use crate::engine::options::{
     self, OptionError, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS,
     MAX_THREADS,
 };
-use crate::engine::time::{Clock, Limits};
+use crate::engine::time::{Clock, LatencyMeter, Limits};
 use crate::engine::Engine;
 use crate::hub::protocol::{done_line, info_lines, quote, Message};
 use crate::rules::game::Game;
+use crate::rules::movegen::{legal_moves, Move};
 use crate::rules::position::Position;
 
 const NO_CLOCK: Clock = Clock { time: 0.0, inc: 0.0, moves_to_go: None };
@@ -229,6 +230,32 @@ struct Hub {
     bb_size_set: bool,
     /// The book `book-file` names (used when `book` is true).
     book: Option<Arc<Book>>,
+    /// What the GUI's clocks show it charges a move.
+    latency: LatencyMeter,
+    /// The root and clock of the running search, when it is a game move
+    /// under a clock (`go think` with `level time`).
+    clocked_search: Option<(Position, Clock)>,
+    /// The last game move played under a clock, until the next `go`.
+    last_clocked: Option<ClockedMove>,
+}
+
+/// A move the engine played under the GUI's clock: the next `go`'s clock
+/// shows what the GUI charged for it, if that `go` continues the game.
+#[derive(Clone, Debug)]
+struct ClockedMove {
+    root: Position,
+    clock: Clock,
+    think: Duration,
+    played: Move,
+}
+
+impl ClockedMove {
+    /// Whether `pos` is this move's position after the move and one reply:
+    /// the same game, the same side's clock one move later.
+    fn followed_by(&self, pos: &Position) -> bool {
+        let after = self.root.make(&self.played);
+        legal_moves(&after).iter().any(|m| after.make(m) == *pos)
+    }
 }
 
 impl Hub {
@@ -246,6 +273,9 @@ impl Hub {
             tables_stale: false,
             bb_size_set: false,
             book: Some(Arc::new(Book::embedded())),
+            latency: LatencyMeter::default(),
+            clocked_search: None,
+            last_clocked: None,
         }
     }
 
@@ -260,6 +290,7 @@ impl Hub {
         if self.engine.is_none() {
             self.applied = self.params.clone();
         }
+        let overhead = self.latency.overhead(self.params.move_overhead);
         let engine = self.engine.get_or_insert_with(|| Engine::new(self.params.threads, self.params.hash_mb));
         engine.set_evaluation(self.evaluation.clone());
         engine.set_egdb(self.egdb.clone());
@@ -269,7 +300,7 @@ impl Hub {
         if self.applied.hash_mb != self.params.hash_mb {
             engine.set_hash_mb(self.params.hash_mb);
         }
-        engine.set_move_overhead(self.params.move_overhead);
+        engine.set_move_overhead(overhead);
         engine.set_book(self.book.clone().filter(|_| self.params.book), self.params.book_policy);
         self.applied = self.params.clone();
         engine
@@ -470,6 +501,14 @@ impl Hub {
         self.level = Level::default();
         let game = self.game.clone();
         self.pondering = limits.ponder;
+        self.clocked_search = None;
+        if let (Some(clock), false, false) = (limits.clock, limits.ponder, limits.analysis) {
+            if let Some(last) = self.last_clocked.take().filter(|l| l.followed_by(game.position())) {
+                self.latency.observe(&last.clock, last.think, clock.time);
+            }
+            self.clocked_search = Some((*game.position(), clock));
+        }
+        self.last_clocked = None;
         self.engine()
             .start(
                 &game,
@@ -483,9 +522,14 @@ impl Hub {
     /// Stops a running search and waits for its `done`.
     fn finish_search(&mut self) {
         self.pondering = false;
+        let clocked = self.clocked_search.take();
         if let Some(engine) = &mut self.engine {
             engine.stop();
-            engine.wait();
+            if let (Some(result), Some((root, clock))) = (engine.wait(), clocked) {
+                if let Some(played) = result.best {
+                    self.last_clocked = Some(ClockedMove { root, clock, think: result.time, played });
+                }
+            }
         }
     }
 
@@ -529,6 +573,7 @@ impl Hub {
             }
             "set-param" => self.set_param(msg),
             "new-game" => {
+                self.last_clocked = None;
                 self.engine().clear();
                 self.game = Game::default();
                 self.level = Level::default();
@@ -592,5 +637,25 @@ mod tests {
     fn tt_size_matches_hash() {
         assert_eq!(tt_size_of(64), 22);
         assert_eq!(tt_size_of(1), 16);
+    }
+
+    /// The clock of the next `go` measures the GUI's charge only when it is
+    /// the same side's, one move later in the same game.
+    #[test]
+    fn a_clocked_move_is_followed_by_the_next_move_of_the_same_side() {
+        let mut game = Game::default();
+        let root = *game.position();
+        let played = game.play_text("32-28").unwrap();
+        let last = ClockedMove { root, clock: NO_CLOCK, think: Duration::ZERO, played };
+        assert!(!last.followed_by(game.position()));
+        game.play_text("18-23").unwrap();
+        assert!(last.followed_by(game.position()));
+        game.play_text("28-22").unwrap();
+        assert!(!last.followed_by(game.position()));
+        // Another move of ours than the one played: another game.
+        let mut other = Game::default();
+        other.play_text("31-27").unwrap();
+        other.play_text("18-23").unwrap();
+        assert!(!last.followed_by(other.position()));
     }
 }
