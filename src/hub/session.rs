@@ -501,14 +501,16 @@ impl Hub {
         self.level = Level::default();
         let game = self.game.clone();
         self.pondering = limits.ponder;
-        self.clocked_search = None;
-        if let (Some(clock), false, false) = (limits.clock, limits.ponder, limits.analysis) {
-            if let Some(last) = self.last_clocked.take().filter(|l| l.followed_by(game.position())) {
-                self.latency.observe(&last.clock, last.think, clock.time);
+        let last = self.last_clocked.take();
+        self.clocked_search = match (limits.clock, limits.ponder, limits.analysis) {
+            (Some(clock), false, false) => {
+                if let Some(last) = last.filter(|l| l.followed_by(game.position())) {
+                    self.latency.observe(&last.clock, last.think, clock.time);
+                }
+                Some((*game.position(), clock))
             }
-            self.clocked_search = Some((*game.position(), clock));
-        }
-        self.last_clocked = None;
+            _ => None,
+        };
         self.engine()
             .start(
                 &game,
