@@ -9,8 +9,8 @@
 #   NAME       names the candidate in the report and the files
 #   CANDIDATE  a git revision, or a patch file applied to BASE
 #   BASE       a git revision (default HEAD)
-#   -t  clock (default 10+0.1)   -e  SPRT bounds (default 0,15)   -c  games at once (default 1)
-#   -g  most games before the test stops undecided (default 4000)
+#   -t  clock (default 10+0.1), or movetime=S (S seconds a move)   -e  SPRT bounds (default 0,15)
+#   -c  games at once (default 1)   -g  most games before the test stops undecided (default 4000)
 # Binaries are built in target/sprt/; the log and PDN go to bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,9 +47,14 @@ if [ -f "$CANDIDATE" ]; then
 else
     CAND_BIN=$(bench/build-rev.sh target/sprt "$CANDIDATE")
 fi
+if [ "${TC#movetime=}" != "$TC" ]; then
+    LIMIT=(--movetime "${TC#movetime=}")
+else
+    LIMIT=(--tc "$TC")
+fi
 echo "$NAME: bench $("$CAND_BIN" bench 2>/dev/null | tail -1); base $BASE: bench $("$BASE_BIN" bench 2>/dev/null | tail -1)"
 "$RUNNER" match --engine "name=$NAME" "cmd=$CAND_BIN hub" option.book=false \
     --engine name=base "cmd=$BASE_BIN hub" option.book=false \
-    --tc "$TC" --games "$GAMES" --concurrency "$CONC" --sprt "${BOUNDS%,*}" "${BOUNDS#*,}" 0.05 0.05 \
+    "${LIMIT[@]}" --games "$GAMES" --concurrency "$CONC" --sprt "${BOUNDS%,*}" "${BOUNDS#*,}" 0.05 0.05 \
     --draw-adjudication 80 0.05 12 --resign-adjudication 3 3 \
     --pdn "bench/out/sprt-$NAME.pdn" --resume | tee -a "bench/out/sprt-$NAME.log"
