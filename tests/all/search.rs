@@ -209,6 +209,45 @@ fn stop_from_another_thread() {
     assert_eq!(r.depth, 3);
 }
 
+/// An iteration cut short still counts where a root move had already
+/// beaten the best so far: a search stopped a few thousand nodes before its
+/// last iteration would end plays that iteration's move, not the one of the
+/// iteration before. One thread and a fresh table make each search repeat
+/// the first nodes of the longer one exactly.
+#[test]
+fn a_cut_short_iteration_plays_the_move_it_found() {
+    const D: u32 = 8;
+    let fresh = |game: &Game, limits: &Limits| Engine::new(1, 16).search_quietly(game, limits);
+    let mut rng = Rng::new(17);
+    let (mut changed, mut adopted) = (0, 0);
+    for _ in 0..300 {
+        let plies = 10 + rng.below(40);
+        let game = random_game(&mut rng, plies);
+        if legal_moves(game.position()).len() < 2 {
+            continue;
+        }
+        let full = fresh(&game, &depth(D));
+        let before = fresh(&game, &depth(D - 1));
+        if full.best == before.best || full.depth != D || full.nodes < 20_000 {
+            continue;
+        }
+        changed += 1;
+        let cut = Limits { nodes: Some(full.nodes - 3_000), ..depth(D) };
+        let r = fresh(&game, &cut);
+        assert_eq!(r.depth, D - 1, "the cut iteration is not reported as completed");
+        assert!(legal_moves(game.position()).iter().any(|m| Some(*m) == r.best));
+        if r.best == full.best {
+            adopted += 1;
+        }
+        if changed == 12 {
+            break;
+        }
+    }
+    assert!(changed >= 6, "only {changed} positions changed their move at depth {D}");
+    // The new move is usually found well before the iteration's end.
+    assert!(adopted * 4 >= changed * 3, "{adopted} of {changed} cut searches played the deeper move");
+}
+
 #[test]
 fn one_thread_is_deterministic() {
     let fen = "W:W27,28,29,32,33,34,36,37,38,39,40,41,42,43,45,47,48:B3,6,7,8,9,11,12,13,14,16,17,18,19,20,22,23,24";

@@ -155,6 +155,9 @@ pub(crate) struct Searcher<'a> {
     root_depth: i32,
     /// The multi-PV lines of the last root search, best first.
     lines: Vec<Line>,
+    /// The best the current iteration has shown so far at the root, kept
+    /// for when the clock stops it (see [`Searcher::adopt_partial`]).
+    claim: Option<Line>,
     /// Scratch list for capture sequences in table probes.
     probe_list: MoveList,
     time: Option<TimeManager>,
@@ -209,6 +212,7 @@ impl<'a> Searcher<'a> {
             root_moves: Vec::new(),
             root_depth: 0,
             lines: Vec::new(),
+            claim: None,
             probe_list: MoveList::new(),
             time: None,
             clock_start: now,
@@ -257,11 +261,16 @@ impl<'a> Searcher<'a> {
             Verdict::GoOn => {}
         }
         if self.last_report.elapsed() >= Duration::from_secs(1) && self.best_so_far.best.is_some() {
-            self.last_report = Instant::now();
-            let info = self.info(&self.best_so_far.clone());
-            if let Some(report) = self.report.as_mut() {
-                report(&info);
-            }
+            self.report_best();
+        }
+    }
+
+    /// Hands the best result so far to the progress callback.
+    fn report_best(&mut self) {
+        self.last_report = Instant::now();
+        let info = self.info(&self.best_so_far);
+        if let Some(report) = self.report.as_mut() {
+            report(&info);
         }
     }
 
@@ -318,8 +327,10 @@ impl<'a> Searcher<'a> {
             self.root_depth = depth as i32;
             self.leaf_plies = 0;
             self.leaves = 0;
+            self.claim = None;
             let score = self.aspiration(depth as i32, self.best_so_far.score);
             if self.stopped && depth > 1 {
+                self.adopt_partial();
                 break;
             }
             let mut pv: Vec<Move> = self.pv[0][..self.pv_len[0]].to_vec();
@@ -351,11 +362,7 @@ impl<'a> Searcher<'a> {
             let repeated = prev_score.is_some_and(|p| p == score && is_decisive(score));
             prev_score = Some(score);
             if self.id == 0 {
-                self.last_report = Instant::now();
-                let info = self.info(&self.best_so_far.clone());
-                if let Some(report) = self.report.as_mut() {
-                    report(&info);
-                }
+                self.report_best();
                 if self.stopped {
                     break;
                 }
@@ -371,6 +378,26 @@ impl<'a> Searcher<'a> {
         self.shared.nodes.fetch_add(self.unpublished, Ordering::Relaxed);
         self.unpublished = 0;
         self.best_so_far.clone()
+    }
+
+    /// An iteration cut short still tells something when one of its root
+    /// moves beat the best score so far at its depth, deeper than the last
+    /// completed iteration: a move searched to the end that raised alpha, or
+    /// a later move whose null-window search already failed high (its
+    /// re-search cut short), or the move that failed high in an earlier
+    /// aspiration window of this iteration. The last such claim is played
+    /// (the depth reported stays the completed one's). At a fixed move time
+    /// the iteration the clock stops takes about a third of the time, which
+    /// was otherwise thrown away. Multi-PV keeps its complete lines.
+    fn adopt_partial(&mut self) {
+        if self.id != 0 || self.multipv() > 1 {
+            return;
+        }
+        let Some(claim) = self.claim.take() else { return };
+        self.best_so_far.best = claim.pv.first().copied();
+        self.best_so_far.score = claim.score;
+        self.best_so_far.pv = claim.pv;
+        self.report_best();
     }
 
     /// Infinite analysis and pondering answer only when told to: the main
@@ -455,7 +482,13 @@ impl<'a> Searcher<'a> {
             } else {
                 let mut s = -self.child(&child, -alpha - 1, -alpha, depth - 1, 1, false);
                 if s > alpha && s < beta && !self.stopped {
+                    // Better than the best so far, which is what counts if
+                    // the clock stops the re-search.
+                    let before = self.claim.replace(Line { score: s, pv: vec![m] });
                     s = -self.child(&child, -beta, -alpha, depth - 1, 1, true);
+                    if s <= alpha && !self.stopped {
+                        self.claim = before;
+                    }
                 }
                 s
             };
@@ -468,6 +501,7 @@ impl<'a> Searcher<'a> {
                 if score > alpha {
                     alpha = score;
                     self.update_pv(0, m);
+                    self.claim = Some(Line { score, pv: self.pv[0][..self.pv_len[0]].to_vec() });
                     if score >= beta {
                         break;
                     }
