@@ -745,6 +745,44 @@ impl<'a> Searcher<'a> {
             return lost_in(ply);
         }
         let extension = i32::from(list.len() == 1 && ply < 2 * self.root_depth as usize);
+        // Singular extension: at a deep PV node, a table move that every
+        // other move fails to come near (at half the depth) is searched a
+        // ply deeper, so that a lone good move in a sharp line is not lost
+        // at the horizon. PV nodes are few, so the test costs little.
+        let singular = extension == 0
+            && pv_node
+            && depth >= SINGULAR_MIN_DEPTH
+            && ply < 2 * self.root_depth as usize
+            && entry.is_some_and(|e| {
+                e.mv.is_some()
+                    && e.bound != Bound::Upper
+                    && e.depth >= depth - 3
+                    && from_tt(e.score, ply).abs() < WIN_BAND
+            })
+            && {
+                let e = entry.expect("checked above");
+                let tt_move = e.mv.expect("checked above");
+                let target = from_tt(e.score, ply) - SINGULAR_MARGIN * depth / 8;
+                let mut alone = true;
+                for j in 0..list.len() {
+                    let m = list.as_slice()[j];
+                    if (m.from, m.to) == tt_move {
+                        continue;
+                    }
+                    let child = pos.make(&m);
+                    self.push(ply, pos, &m, &child);
+                    let s = -self.child(&child, -target, -target + 1, (depth - 1) / 2, ply + 1, false);
+                    if self.stopped || s >= target {
+                        alone = false;
+                        break;
+                    }
+                }
+                alone
+            };
+        if self.stopped {
+            self.lists[ply] = list;
+            return 0;
+        }
         let mut order = std::mem::take(&mut self.order[ply]);
         self.score_moves(pos, &list, entry.and_then(|e| e.mv), ply, &mut order);
         let side = pos.side() as usize;
@@ -776,7 +814,8 @@ impl<'a> Searcher<'a> {
             }
             self.push(ply, pos, &m, &child);
             let score = if i == 0 {
-                -self.child(&child, -beta, -alpha, new_depth, ply + 1, pv_node)
+                let more = i32::from(singular && entry.and_then(|e| e.mv) == Some((m.from, m.to)));
+                -self.child(&child, -beta, -alpha, new_depth + more, ply + 1, pv_node)
             } else {
                 let quiet = !m.is_capture() && !is_promotion(pos, &m) && order[i] < KILLER_SCORE;
                 let mut r = 0;
@@ -848,3 +887,9 @@ const PROBCUT_MIN_DEPTH: i32 = 5;
 const PROBCUT_REDUCTION: i32 = 4;
 /// ...against beta plus this margin (hundredths of a man).
 const PROBCUT_MARGIN: Score = 40;
+
+/// Singular extension: PV nodes at least this deep test their table move...
+const SINGULAR_MIN_DEPTH: i32 = 8;
+/// ...against the others at the table score less this margin at depth 8
+/// (hundredths of a man; proportional to the depth).
+const SINGULAR_MARGIN: Score = 16;
