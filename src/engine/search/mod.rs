@@ -675,6 +675,32 @@ impl<'a> Searcher<'a> {
         self.quiesce(pos, alpha, beta, ply, true)
     }
 
+    /// Whether every move but `tt_move` fails to reach `target` in a
+    /// null-window search of `depth` (the singular test); stops at the
+    /// first that does, or when the search is stopped.
+    fn no_rival(
+        &mut self,
+        pos: &Position,
+        list: &MoveList,
+        tt_move: (u8, u8),
+        target: Score,
+        depth: i32,
+        ply: usize,
+    ) -> bool {
+        for m in list {
+            if (m.from, m.to) == tt_move {
+                continue;
+            }
+            let child = pos.make(m);
+            self.push(ply, pos, m, &child);
+            let s = -self.child(&child, -target, -target + 1, depth, ply + 1, false);
+            if self.stopped || s >= target {
+                return false;
+            }
+        }
+        true
+    }
+
     fn search(
         &mut self,
         pos: &Position,
@@ -749,39 +775,21 @@ impl<'a> Searcher<'a> {
         // other move fails to come near (at half the depth) is searched a
         // ply deeper, so that a lone good move in a sharp line is not lost
         // at the horizon. PV nodes are few, so the test costs little.
-        let singular = extension == 0
-            && pv_node
-            && depth >= SINGULAR_MIN_DEPTH
-            && ply < 2 * self.root_depth as usize
-            && entry.is_some_and(|e| {
-                e.mv.is_some()
-                    && e.bound != Bound::Upper
-                    && e.depth >= depth - 3
-                    && from_tt(e.score, ply).abs() < WIN_BAND
-            })
-            && {
-                let e = entry.expect("checked above");
-                let tt_move = e.mv.expect("checked above");
-                let target = from_tt(e.score, ply) - SINGULAR_MARGIN * depth / 8;
-                let mut alone = true;
-                for j in 0..list.len() {
-                    let m = list.as_slice()[j];
-                    if (m.from, m.to) == tt_move {
-                        continue;
-                    }
-                    let child = pos.make(&m);
-                    self.push(ply, pos, &m, &child);
-                    let s = -self.child(&child, -target, -target + 1, (depth - 1) / 2, ply + 1, false);
-                    if self.stopped || s >= target {
-                        alone = false;
-                        break;
-                    }
+        let mut singular = None;
+        if extension == 0 && pv_node && depth >= SINGULAR_MIN_DEPTH && ply < 2 * self.root_depth as usize {
+            let candidate = entry
+                .filter(|e| e.bound != Bound::Upper && e.depth >= depth - 3)
+                .and_then(|e| Some((e.mv?, from_tt(e.score, ply))))
+                .filter(|&(_, score)| score.abs() < WIN_BAND);
+            if let Some((tt_move, score)) = candidate {
+                let target = score - SINGULAR_MARGIN * depth / 8;
+                let alone = self.no_rival(pos, &list, tt_move, target, (depth - 1) / 2, ply);
+                if self.stopped {
+                    self.lists[ply] = list;
+                    return 0;
                 }
-                alone
-            };
-        if self.stopped {
-            self.lists[ply] = list;
-            return 0;
+                singular = Some(tt_move).filter(|_| alone);
+            }
         }
         let mut order = std::mem::take(&mut self.order[ply]);
         self.score_moves(pos, &list, entry.and_then(|e| e.mv), ply, &mut order);
@@ -814,7 +822,7 @@ impl<'a> Searcher<'a> {
             }
             self.push(ply, pos, &m, &child);
             let score = if i == 0 {
-                let more = i32::from(singular && entry.and_then(|e| e.mv) == Some((m.from, m.to)));
+                let more = i32::from(singular == Some((m.from, m.to)));
                 -self.child(&child, -beta, -alpha, new_depth + more, ply + 1, pv_node)
             } else {
                 let quiet = !m.is_capture() && !is_promotion(pos, &m) && order[i] < KILLER_SCORE;
