@@ -40,7 +40,10 @@ mkdir -p bench/out target/sprt
 # The runner is this checkout's build (--resume and the SPRT of today).
 cargo build --release --quiet
 RUNNER=target/sprt/runner
-cp target/release/dammer "$RUNNER"
+# Copied aside and renamed over, so that a second test can start while the
+# first one's runner is running (a busy binary cannot be overwritten).
+cp target/release/dammer "$RUNNER.$$"
+mv -f "$RUNNER.$$" "$RUNNER"
 BASE_BIN=$(bench/build-rev.sh target/sprt "$BASE")
 if [ -f "$CANDIDATE" ]; then
     CAND_BIN=$(bench/build-rev.sh target/sprt "$BASE" "$CANDIDATE")
