@@ -17,24 +17,11 @@ search and tests engines on them.
 import re
 import sys
 
-MOVE = re.compile(r'^\d+[-x]\d+(?:x\d+)*$')
+# The PDN reader of bench/pdn_depths.py: (tags, body) of each game, and a
+# move with its comment (the runner comments every move).
+from pdn_depths import MOVE, games
+
 SCORE = re.compile(r'\s*([+-]?\d+\.\d+)/\d+')
-
-
-def games(path):
-    """(tags, [[move, comment]]) of each game of a PDN file."""
-    text = open(path, encoding='utf-8').read()
-    for chunk in text.split('[Event ')[1:]:
-        tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', chunk))
-        body = chunk.split('\n\n', 1)[1] if '\n\n' in chunk else ''
-        moves = []
-        for tok in re.findall(r'\{[^}]*\}|[^\s{}]+', body):
-            if tok.startswith('{'):
-                if moves:
-                    moves[-1][1] = tok[1:-1]
-            elif MOVE.match(tok):
-                moves.append([tok, ''])
-        yield tags, moves
 
 
 def score(comment):
@@ -69,7 +56,10 @@ def main():
         sys.exit(__doc__)
     found = 0
     for path in sys.argv[1:]:
-        for tags, moves in games(path):
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+        for tags, body in games(text):
+            moves = [(m.group(1), m.group(2)) for m in MOVE.finditer(body)]
             i = blunder(tags, moves)
             if i is None or 'FEN' not in tags:
                 continue

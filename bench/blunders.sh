@@ -8,9 +8,9 @@
 #   -b  node budgets of the test (default "1000000 4000000 16000000")
 # A position is kept when the first engine's deep search prefers another
 # move and scores the blunder at least 0.40 men worse (its reply searched as
-# deep). OUT_DIR gets blunders.tsv, positions.tsv, checked.tsv, moves.tsv and
-# the summary (summary.txt): per engine and budget, the blunders avoided and
-# the deep check's move found. The first engine also made the deep check,
+# deep). OUT_DIR gets blunders.tsv, positions.tsv, checked.tsv, kept.tsv,
+# moves.tsv and the summary (summary.txt): per engine and budget, the
+# blunders avoided and the deep check's move found. The first engine also made the deep check,
 # so "found" favours it; "avoided" does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +33,9 @@ mkdir -p "$OUT"
 REF=${ENGINES[0]#*=}
 fen_of() { "$REF" show --fen "$1" --moves "$2" --color never | grep -E '^[WB]:[WB]' | head -1; }
 best_of() { "$1" analyse "$2" --nodes "$3" --no-book --color never 2>/dev/null | grep '^best move'; }
+# The move (PDN notation) and the score of a `best move` line.
+move_of() { sed -E 's/best move ([^ ,]+).*/\1/' <<< "$1"; }
+score_of() { sed -E 's/.*score ([-0-9.]+).*/\1/' <<< "$1"; }
 
 bench/blunders.py "$@" > "$OUT/blunders.tsv"
 : > "$OUT/positions.tsv"
@@ -46,10 +49,8 @@ done < "$OUT/blunders.tsv"
 while IFS=$'\t' read -r fen bm child; do
     root=$(best_of "$REF" "$fen" "$CHECK")
     reply=$(best_of "$REF" "$child" "$CHECK")
-    best=$(sed -E 's/best move ([^ ,]+).*/\1/' <<< "$root")
-    s=$(sed -E 's/.*score ([-0-9.]+).*/\1/' <<< "$root")
-    t=$(sed -E 's/.*score ([-0-9.]+).*/\1/' <<< "$reply")
-    printf '%s\t%s\t%s\t%s\t%s\n' "$fen" "$bm" "$best" "$s" "$(awk -v t="$t" 'BEGIN { printf "%.2f", -t }')" >> "$OUT/checked.tsv"
+    blunder=$(awk -v t="$(score_of "$reply")" 'BEGIN { printf "%.2f", -t }')
+    printf '%s\t%s\t%s\t%s\t%s\n' "$fen" "$bm" "$(move_of "$root")" "$(score_of "$root")" "$blunder" >> "$OUT/checked.tsv"
 done < "$OUT/positions.tsv"
 awk -F'\t' '$2 != $3 && $4 - $5 >= 0.40' "$OUT/checked.tsv" > "$OUT/kept.tsv"
 n=$(wc -l < "$OUT/kept.tsv")
@@ -61,7 +62,7 @@ n=$(wc -l < "$OUT/kept.tsv")
         for nodes in $BUDGETS; do
             avoided=0 found=0
             while IFS=$'\t' read -r fen bm best _; do
-                mv=$(best_of "${e#*=}" "$fen" "$nodes" | sed -E 's/best move ([^ ,]+).*/\1/')
+                mv=$(move_of "$(best_of "${e#*=}" "$fen" "$nodes")")
                 printf '%s\t%s\t%s\t%s\n' "${e%%=*}" "$nodes" "$fen" "$mv" >> "$OUT/moves.tsv"
                 [ "$mv" != "$bm" ] && avoided=$((avoided + 1))
                 [ "$mv" = "$best" ] && found=$((found + 1))
