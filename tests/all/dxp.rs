@@ -416,3 +416,55 @@ fn the_match_runner_drives_dxp_engines() {
     assert!(tournament::run(&cfg, &mut |_| {}).unwrap_err().contains("without increment"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A DXP server that serves one connection, as Scan 2.0's does: it accepts
+/// once, relays to a `dammer dxp` server, and listens no more.
+fn one_connection_server() -> (Child, u16, std::thread::JoinHandle<()>) {
+    let (engine, engine_port) = listener(&["--move-overhead", "20"]);
+    let front = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = front.local_addr().unwrap().port();
+    let relay = std::thread::spawn(move || {
+        let Ok((outside, _)) = front.accept() else { return };
+        drop(front);
+        let inside = TcpStream::connect(("127.0.0.1", engine_port)).unwrap();
+        let pump = |mut from: TcpStream, mut to: TcpStream| {
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from, &mut to);
+                let _ = to.shutdown(std::net::Shutdown::Both);
+            })
+        };
+        let a = pump(outside.try_clone().unwrap(), inside.try_clone().unwrap());
+        let b = pump(inside, outside);
+        let _ = (a.join(), b.join());
+    });
+    (engine, port, relay)
+}
+
+/// `dammer match` against a DXP server that serves one connection: the
+/// check before the games must not use it up (Scan 2.0 exited when it
+/// closed, and every game was lost by an engine failure).
+#[test]
+fn the_match_runner_keeps_a_one_connection_server_for_the_games() {
+    let (mut engine, port, relay) = one_connection_server();
+    let out = Command::new(DAMMER)
+        .args(["match", "--engine", "name=hub", &format!("cmd={DAMMER} hub"), "option.hash=8"])
+        .args(["--engine", "name=server", &format!("dxp-connect=127.0.0.1:{port}")])
+        .args(["--tc", "3", "--games", "2", "--max-plies", "60"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("2 of 2 games played"), "{text}");
+    assert!(text.contains("games lost on time or by an engine failure: none"), "{text}");
+    let _ = relay.join();
+    let _ = engine.kill();
+    let _ = engine.wait();
+    // Games at once would need a connection each: refused before any game.
+    let out = Command::new(DAMMER)
+        .args(["match", "--engine", &format!("cmd={DAMMER} hub"), "--engine", "dxp-connect=127.0.0.1:1"])
+        .args(["--tc", "3", "--concurrency", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--concurrency 1"));
+}

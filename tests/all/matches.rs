@@ -263,3 +263,94 @@ fn a_match_resumes_from_its_pdn_file() {
     assert_eq!((fresh.games, fresh.resumed), (2, 0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An engine of the early Hub dialect (Scan 2.0's) in POSIX sh: it logs
+/// every line it reads to `log`, keeps the `pos` and `move` lines, and on
+/// `go` plays the first legal move (from `dammer legal`) with an `info`
+/// line of positional fields, as Scan writes them; an only move gets a
+/// depth-0 line, as Scan plays it unsearched.
+fn early_engine(dir: &Path, log: &Path) -> EngineSpec {
+    let path = dir.join("early.sh");
+    let script = format!(
+        r#"pos=""; moves=""
+while IFS= read -r line; do
+  echo "$line" >> '{log}'
+  set -- $line
+  case "$1" in
+    hub) echo "name Early"; echo "author Test"; echo wait ;;
+    init) echo ready ;;
+    ping) echo pong ;;
+    pos) pos="W${{2#?}}"; [ "${{2%"${{2#?}}"}}" = b ] && pos="B${{2#?}}"; moves="" ;;
+    move) moves="$moves $2" ;;
+    go)
+      set -- $('{dammer}' legal "$pos;$moves")
+      if [ $# -eq 1 ]; then echo "info 0 0.0 0 0 0.00 0.0 $1"; else echo "info 3 3.0 -25 100 0.01 0.0 $1"; fi
+      echo "move $1" ;;
+    quit) exit 0 ;;
+  esac
+done
+"#,
+        log = log.display(),
+        dammer = DAMMER
+    );
+    std::fs::write(&path, script).unwrap();
+    EngineSpec {
+        name: "Early".into(),
+        command: vec!["sh".into(), path.display().to_string()],
+        protocol: Protocol::EarlyHub,
+        dir: None,
+        params: vec![("book".into(), "false".into())],
+    }
+}
+
+#[test]
+fn an_early_hub_engine_plays_whole_games() {
+    let dir = temp_dir("match-early");
+    let log = dir.join("early.log");
+    let pdn_path = dir.join("early.pdn");
+    let mut own = dammer("Dammer");
+    // No book: its moves would be scored at depth 0 too.
+    own.params.push(("book".into(), "false".into()));
+    let mut cfg = config(vec![own, early_engine(&dir, &log)], 2, Some(pdn_path.clone()));
+    cfg.concurrency = 1;
+    cfg.max_plies = Some(40);
+    let summary = tournament::run(&cfg, &mut |_| {}).unwrap();
+    assert_eq!(summary.games, 2);
+    assert!(summary.faults.is_empty(), "{:?}", summary.faults);
+    let sent = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = sent.lines().collect();
+    // Its parameters with `set` before `init`, `new` before each game.
+    assert_eq!(&lines[..3], ["hub", "set book false", "init"], "{sent}");
+    assert_eq!(lines.iter().filter(|l| **l == "new").count(), 2, "{sent}");
+    // Before each `go`: the game's start (side to move in lower case), a
+    // `move` a ply since, then the move time in milliseconds.
+    let games = pdn::read(&std::fs::read_to_string(&pdn_path).unwrap()).unwrap();
+    let openings = parse_openings(DEFAULT_OPENINGS, false).unwrap();
+    let start = openings[0].start.to_hub();
+    let first_go = lines.iter().position(|l| *l == "go").unwrap();
+    let before: Vec<&str> =
+        lines[..first_go].iter().rev().take_while(|l| !l.starts_with("pos ")).copied().collect();
+    assert_eq!(before.first(), Some(&"time 20"), "{sent}");
+    let pos_line = lines[first_go - before.len() - 1];
+    assert_eq!(pos_line, format!("pos {}{}", start[..1].to_lowercase(), &start[1..]), "{sent}");
+    assert!(before[1..].iter().all(|l| l.starts_with("move ")), "{sent}");
+    for g in &games {
+        // Whole games of legal moves (the early engine's captures among
+        // them, written with every captured square), and its scores read
+        // from the positional field in hundredths of a man.
+        let game = g.replay().unwrap();
+        assert_eq!(game.moves().len(), 40 + openings[0].moves.len());
+    }
+    let text = std::fs::read_to_string(&pdn_path).unwrap();
+    assert!(text.contains("-0.25/3"), "{text}");
+    assert!(!text.contains("/0 "), "an unsearched move got a score: {text}");
+    // A clock is sent as `level MOVES-TO-GO MS INC-MS`.
+    cfg.tc = TimeControl::Clock { moves: Some(40), time: 2.0, inc: 0.05 };
+    cfg.pdn = None;
+    cfg.games = Some(1);
+    std::fs::remove_file(&log).unwrap();
+    tournament::run(&cfg, &mut |_| {}).unwrap();
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert!(sent.lines().any(|l| l == "level 40 2000 50"), "{sent}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,6 +1,12 @@
 //! A Hub engine seen from the other side: a child process driven through
 //! its standard input and output, with deadlines on every answer; and what
 //! every engine of a match has (its spec, its errors, its replies).
+//!
+//! Two dialects: today's Hub (`set-param`, `pos pos=... moves="..."`,
+//! `level move-time=`, `go think` -> `done move=`) and the early one of
+//! Scan 2.0 and the engines of its time (`set NAME VALUE`, `pos <w|b>...`
+//! plus one `move` a ply, `time MS` or `level MOVES MS INC`, `go` ->
+//! `move M [PONDER]`, `info` with positional fields).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -13,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::base::lines::{read_line, Line};
 use crate::hub::{quote, Message};
+use crate::rules::game::Game;
 
 /// How long an engine may take to answer `hub` and `init`.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -48,16 +55,45 @@ pub struct EngineSpec {
 pub enum Protocol {
     /// Hub over the child's standard input and output.
     Hub,
+    /// The early Hub dialect (Scan 2.0's) over standard input and output.
+    EarlyHub,
     /// DXP: the child connects to the runner (`DXP_HOST`, `DXP_PORT`).
     DxpClient,
     /// DXP: the engine listens at this address and the runner connects.
     DxpConnect(String),
 }
 
+impl Protocol {
+    /// Whether the engine is reached over DXP (a clock without increment,
+    /// no parameters, one connection a game at a time).
+    pub fn is_dxp(&self) -> bool {
+        matches!(self, Protocol::DxpClient | Protocol::DxpConnect(_))
+    }
+}
+
+/// What the engine has for its next move, by the runner's clock.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// A fixed time for this move, seconds.
+    MoveTime(f64),
+    /// A clock: `left` seconds now, `inc` added each move, `to_go` moves
+    /// to the next time control (None: the rest of the game).
+    Clock {
+        /// Moves until the clock gets its next period.
+        to_go: Option<u32>,
+        /// Seconds on the engine's clock.
+        left: f64,
+        /// Seconds added each move.
+        inc: f64,
+    },
+}
+
 impl EngineSpec {
     /// Reads `name=N cmd="program args" dir=D option.P=V ...` (one token
     /// each, as the shell passes them). A `cmd` of a single word gets the
-    /// `hub` argument that every Hub engine is started with. A DXP engine
+    /// `hub` argument that every Hub engine is started with;
+    /// `early-hub="program args"` is an engine of the early Hub dialect
+    /// (Scan 2.0), its `option.P=V` sent as `set P V`. A DXP engine
     /// comes as `dxp-client="program args"` (started with `DXP_HOST` and
     /// `DXP_PORT` in its environment, it connects to the runner) or
     /// `dxp-connect=HOST:PORT` (already listening).
@@ -74,17 +110,19 @@ impl EngineSpec {
             };
             match key {
                 "name" => name = Some(value.to_string()),
-                "cmd" | "dxp-client" => {
+                "cmd" | "early-hub" | "dxp-client" => {
                     let mut words = split_command(value)?;
                     if words.is_empty() {
                         return Err(format!("empty engine command ({key}=)"));
                     }
-                    if key == "cmd" && words.len() == 1 {
+                    if key != "dxp-client" && words.len() == 1 {
                         words.push("hub".into());
                     }
-                    if key == "dxp-client" {
-                        protocol = Protocol::DxpClient;
-                    }
+                    protocol = match key {
+                        "early-hub" => Protocol::EarlyHub,
+                        "dxp-client" => Protocol::DxpClient,
+                        _ => Protocol::Hub,
+                    };
                     command = Some(words);
                     ways += 1;
                 }
@@ -101,19 +139,19 @@ impl EngineSpec {
                     Some(p) if !p.is_empty() => params.push((p.to_string(), value.to_string())),
                     _ => {
                         return Err(format!(
-                            "unknown engine option {key:?} (expected name=, cmd=, dxp-client=, dxp-connect=, dir= or option.NAME=)"
+                            "unknown engine option {key:?} (expected name=, cmd=, early-hub=, dxp-client=, dxp-connect=, dir= or option.NAME=)"
                         ))
                     }
                 },
             }
         }
         let command = command.ok_or(
-            "an engine needs cmd=\"program hub\" (or dxp-client=\"program\", dxp-connect=HOST:PORT)",
+            "an engine needs cmd=\"program hub\" (or early-hub=\"program hub\", dxp-client=\"program\", dxp-connect=HOST:PORT)",
         )?;
         if ways > 1 {
-            return Err("an engine takes one of cmd=, dxp-client= and dxp-connect=".into());
+            return Err("an engine takes one of cmd=, early-hub=, dxp-client= and dxp-connect=".into());
         }
-        if protocol != Protocol::Hub && !params.is_empty() {
+        if protocol.is_dxp() && !params.is_empty() {
             return Err("DXP engines take no option.NAME= (DXP has no parameters): configure them on their command line".into());
         }
         let name = name.unwrap_or_else(|| match (&protocol, command.first()) {
@@ -224,10 +262,13 @@ pub struct EngineProcess {
     /// Each line with the moment the reader got it, so that the runner's
     /// own delays are not charged to the engine's clock.
     lines: Receiver<(Instant, String)>,
-    /// The name the engine gave in `id name=` (informational).
+    /// The name the engine gave in `id name=` (`name ...` in the early
+    /// dialect; informational).
     pub id_name: Option<String>,
     /// Whether the engine answered `ping` (until it fails to).
     answers_ping: bool,
+    /// Whether it speaks the early dialect.
+    early: bool,
 }
 
 impl EngineProcess {
@@ -261,7 +302,8 @@ impl EngineProcess {
             let _ = child.wait();
             return Err(EngineError::Spawn(format!("no reader thread: {e}")));
         }
-        let mut engine = EngineProcess { child, stdin, lines, id_name: None, answers_ping: true };
+        let early = spec.protocol == Protocol::EarlyHub;
+        let mut engine = EngineProcess { child, stdin, lines, id_name: None, answers_ping: true, early };
         let deadline = Instant::now() + STARTUP_TIMEOUT;
         engine.send("hub")?;
         let mut declared = Vec::new();
@@ -269,6 +311,7 @@ impl EngineProcess {
             let msg = engine.receive(deadline, stop)?;
             match msg.command.as_str() {
                 "id" => engine.id_name = msg.get("name").map(str::to_string),
+                "name" if early => engine.id_name = Some(words(&msg)),
                 "param" => declared.extend(msg.get("name").map(str::to_string)),
                 "wait" => break,
                 _ => {}
@@ -276,12 +319,17 @@ impl EngineProcess {
         }
         let mut params = spec.params.clone();
         // Engines play single-threaded unless told otherwise: matches run
-        // several games at once and compare engines core for core.
+        // several games at once and compare engines core for core. (An
+        // early engine declares nothing: its own settings file rules.)
         if declared.iter().any(|p| p == "threads") && !params.iter().any(|(p, _)| p == "threads") {
             params.insert(0, ("threads".into(), "1".into()));
         }
         for (name, value) in &params {
-            engine.send(&format!("set-param name={} value={}", quote(name), quote(value)))?;
+            if early {
+                engine.send(&format!("set {name} {value}"))?;
+            } else {
+                engine.send(&format!("set-param name={} value={}", quote(name), quote(value)))?;
+            }
         }
         engine.send("init")?;
         // An engine that refuses a parameter says so with `error` before
@@ -290,7 +338,7 @@ impl EngineProcess {
         loop {
             let msg = engine.receive(deadline, stop)?;
             match msg.command.as_str() {
-                "error" => refused.push(msg.get("message").unwrap_or("(no message)").to_string()),
+                "error" => refused.push(error_text(&msg, early)),
                 "ready" => break,
                 _ => {}
             }
@@ -299,6 +347,13 @@ impl EngineProcess {
             return Err(EngineError::Refused(refused.join("; ")));
         }
         Ok(engine)
+    }
+
+    /// Tells the engine a new game begins (`new-game`, early `new`) and
+    /// waits until it has cleared its state.
+    pub fn new_game(&mut self, stop: &AtomicBool) -> Result<(), EngineError> {
+        self.send(if self.early { "new" } else { "new-game" })?;
+        self.sync(stop)
     }
 
     /// Sends `ping` and waits for `pong`: whatever the engine was doing
@@ -369,19 +424,25 @@ impl EngineProcess {
         }
     }
 
-    /// Sends the position, the level and `go think`, and waits for `done`
-    /// until `deadline` (counted from the moment `go` is sent plus `allowed`).
+    /// Sends the game so far, the budget and `go think` (early: `go`), and
+    /// waits for the move until `allowed` has passed since `go` was sent.
     pub fn think(
         &mut self,
-        position: &str,
-        level: &str,
+        game: &Game,
+        budget: Budget,
         allowed: Duration,
         stop: &AtomicBool,
     ) -> Result<Reply, EngineError> {
-        self.send(position)?;
-        self.send(level)?;
+        let lines = if self.early {
+            early_position(game, budget)
+        } else {
+            vec![hub_position(game), hub_level(budget)]
+        };
+        for line in &lines {
+            self.send(line)?;
+        }
         let waits = cpu_waits(self.child.id());
-        self.send("go think")?;
+        self.send(if self.early { "go" } else { "go think" })?;
         let start = Instant::now();
         let mut deadline = start + allowed;
         let (mut score, mut depth) = (None, None);
@@ -403,6 +464,17 @@ impl EngineProcess {
                 Err(e) => return Err(e),
             };
             match msg.command.as_str() {
+                "info" if self.early => {
+                    // `info DEPTH MEAN-DEPTH SCORE NODES TIME SPEED PV...`,
+                    // the score in hundredths of a man. Depth 0 is a move
+                    // played unsearched (the only one): its 0 says nothing.
+                    let field = |i: usize| msg.args.get(i).map(|(w, _)| w.as_str());
+                    let searched = field(0).and_then(|v| v.parse::<u32>().ok()).filter(|&d| d > 0);
+                    if let (Some(d), Some(s)) = (searched, field(2).and_then(|v| v.parse::<i32>().ok())) {
+                        depth = Some(d);
+                        score = Some(f64::from(s) / 100.0);
+                    }
+                }
                 "info" => {
                     if let Some(s) = msg.get("score").and_then(|v| v.parse::<f64>().ok()) {
                         score = Some(s);
@@ -411,15 +483,17 @@ impl EngineProcess {
                         depth = Some(d);
                     }
                 }
-                "done" => {
-                    let mv = msg.get("move").unwrap_or("").to_string();
+                "done" | "move" if (msg.command == "move") == self.early => {
+                    let mv = if self.early {
+                        msg.args.first().map(|(w, _)| w.clone()).unwrap_or_default()
+                    } else {
+                        msg.get("move").unwrap_or("").to_string()
+                    };
                     let elapsed = at.saturating_duration_since(start);
                     let stall = stall_since(self.child.id(), &waits).min(elapsed);
                     return Ok(Reply { mv, score, depth, elapsed, stall, errors });
                 }
-                "error" if errors.len() < 10 => {
-                    errors.push(msg.get("message").unwrap_or("(no message)").to_string());
-                }
+                "error" if errors.len() < 10 => errors.push(error_text(&msg, self.early)),
                 _ => {}
             }
         }
@@ -436,6 +510,62 @@ impl EngineProcess {
             std::thread::sleep(Duration::from_millis(10));
         }
         // Drop kills it.
+    }
+}
+
+/// `pos pos=START moves="..."`: the game from its start, so that the
+/// engine knows the history its draw rules need.
+fn hub_position(game: &Game) -> String {
+    let history: Vec<String> = game.moves().iter().map(ToString::to_string).collect();
+    format!("pos pos={} moves=\"{}\"", game.start().to_hub(), history.join(" "))
+}
+
+/// `level move-time=S` or `level [moves=N] time=S inc=S`.
+fn hub_level(budget: Budget) -> String {
+    match budget {
+        Budget::MoveTime(t) => format!("level move-time={t:.3}"),
+        Budget::Clock { to_go, left, inc } => {
+            let to_go = to_go.map(|m| format!("moves={m} ")).unwrap_or_default();
+            format!("level {to_go}time={left:.3} inc={inc:.3}")
+        }
+    }
+}
+
+/// The early dialect's lines before `go`: `pos` with the start (side to
+/// move in lower case), a `move` a ply (it keeps no game of its own across
+/// `go`, and it needs the history for repetitions), then `time MS` or
+/// `level MOVES MS INC` (after `pos`, which resets the engine's level).
+fn early_position(game: &Game, budget: Budget) -> Vec<String> {
+    let hub = game.start().to_hub();
+    let (side, squares) = hub.split_at(1);
+    let mut lines = vec![format!("pos {}{squares}", side.to_lowercase())];
+    lines.extend(game.moves().iter().map(|m| format!("move {m}")));
+    let ms = |s: f64| (s.max(0.0) * 1000.0).round() as u64;
+    lines.push(match budget {
+        Budget::MoveTime(t) => format!("time {}", ms(t)),
+        Budget::Clock { to_go, left, inc } => {
+            format!("level {} {} {}", to_go.unwrap_or(0), ms(left), ms(inc))
+        }
+    });
+    lines
+}
+
+/// The words of a message again (the early dialect's fields have no names).
+fn words(msg: &Message) -> String {
+    msg.args
+        .iter()
+        .map(|(w, v)| if v.is_empty() { w.clone() } else { format!("{w}={v}") })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What an `error` line says (`error message=...`, early `error TEXT`).
+fn error_text(msg: &Message, early: bool) -> String {
+    let text = if early { words(msg) } else { msg.get("message").unwrap_or_default().to_string() };
+    if text.is_empty() {
+        "(no message)".into()
+    } else {
+        text
     }
 }
 

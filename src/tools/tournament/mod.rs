@@ -27,7 +27,7 @@ use crate::rules::movegen::Move;
 use crate::rules::openings::Opening;
 use crate::rules::pdn;
 use crate::rules::position::{Color, Position};
-use client::{EngineError, EngineSpec};
+use client::{Budget, EngineError, EngineSpec};
 use player::Player;
 use stats::{Sprt, SprtVerdict, Tally};
 
@@ -344,10 +344,21 @@ fn schedule(cfg: &Config) -> Vec<Job> {
 }
 
 /// Checks every engine once (start, `init`, quit) so that a wrong command
-/// line is one clear error before any game is played.
+/// line is one clear error before any game is played. An engine listening
+/// for DXP is not connected to, only its address resolved: a DXP server
+/// such as Scan's serves one connection and exits when it closes, so a
+/// trial connection would leave no engine for the games.
 pub fn check_engines(cfg: &Config) -> Result<(), String> {
     let stop = AtomicBool::new(false);
     for spec in &cfg.engines {
+        if let client::Protocol::DxpConnect(addr) = &spec.protocol {
+            use std::net::ToSocketAddrs;
+            match addr.to_socket_addrs().map(|mut a| a.next()) {
+                Ok(Some(_)) => continue,
+                Ok(None) => return Err(format!("engine {} (dxp-connect={addr}): no address", spec.name)),
+                Err(e) => return Err(format!("engine {} (dxp-connect={addr}): bad address: {e}", spec.name)),
+            }
+        }
         match Player::start(spec, &stop) {
             Ok(Player::Hub(e)) => e.quit(),
             // No GAMEEND with stop code 1: some DXP engines exit on it. The
@@ -370,8 +381,15 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     if cfg.engines.len() < 2 {
         return Err("a match needs at least two engines".into());
     }
-    if cfg.engines.iter().any(|e| e.protocol != client::Protocol::Hub) {
+    if cfg.engines.iter().any(|e| e.protocol.is_dxp()) {
         player::dxp_clock(&cfg.tc)?;
+    }
+    if cfg.concurrency > 1
+        && cfg.engines.iter().any(|e| matches!(e.protocol, client::Protocol::DxpConnect(_)))
+    {
+        return Err("an engine reached with dxp-connect= plays one game at a time (DXP servers serve one \
+                    connection): use --concurrency 1"
+            .into());
     }
     let mut pdn_file = match &cfg.pdn {
         Some(path) => Some(
@@ -766,7 +784,6 @@ fn play_game(
             }
         }
     }
-    let start_hub = opening.start.to_hub();
     let mut sides = [SideState::default(); 2];
     if let TimeControl::Clock { time, .. } = cfg.tc {
         sides[0].clock = time;
@@ -812,19 +829,17 @@ fn play_game(
         let me = side as usize;
         let idx = index(side);
         let name = &cfg.engines[idx].name;
-        let (level, allowed) = match cfg.tc {
-            TimeControl::MoveTime(t) => (format!("level move-time={t:.3}"), t),
+        let (budget, allowed) = match cfg.tc {
+            TimeControl::MoveTime(t) => (Budget::MoveTime(t), t),
             TimeControl::Clock { moves, time: _, inc } => {
                 let left = sides[me].clock;
-                let to_go = moves.map(|m| format!("moves={} ", m - sides[me].moves % m)).unwrap_or_default();
-                (format!("level {to_go}time={left:.3} inc={inc:.3}"), left + inc)
+                let to_go = moves.map(|m| m - sides[me].moves % m);
+                (Budget::Clock { to_go, left, inc }, left + inc)
             }
         };
-        let history: Vec<String> = game.moves().iter().map(Move::to_string).collect();
-        let pos_line = format!("pos pos={start_hub} moves=\"{}\"", history.join(" "));
         let engine = engines.get_mut(&idx)?;
         let allowed_wait = options::saturating_duration(allowed + margin);
-        let reply = match engine.think(&game, &pos_line, &level, allowed_wait, stop) {
+        let reply = match engine.think(&game, budget, allowed_wait, stop) {
             Ok(r) => r,
             Err(_) if stop.load(Ordering::Relaxed) => return None,
             Err(EngineError::Ended(reason)) => {

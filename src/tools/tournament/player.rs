@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use crate::rules::game::Game;
 use crate::rules::position::Color;
-use crate::tools::tournament::client::{EngineError, EngineProcess, EngineSpec, Protocol, Reply};
+use crate::tools::tournament::client::{Budget, EngineError, EngineProcess, EngineSpec, Protocol, Reply};
 use crate::tools::tournament::dxp_peer::DxpPeer;
 use crate::tools::tournament::TimeControl;
 
 /// An engine of a match, whichever protocol it speaks.
 #[derive(Debug)]
 pub enum Player {
-    /// A Hub engine process.
+    /// A Hub engine process (either dialect).
     Hub(EngineProcess),
     /// A DXP engine.
     Dxp(DxpPeer),
@@ -24,14 +24,14 @@ impl Player {
     /// Starts (or reaches) the engine.
     pub fn start(spec: &EngineSpec, stop: &AtomicBool) -> Result<Player, EngineError> {
         match spec.protocol {
-            Protocol::Hub => EngineProcess::start(spec, stop).map(Player::Hub),
+            Protocol::Hub | Protocol::EarlyHub => EngineProcess::start(spec, stop).map(Player::Hub),
             _ => DxpPeer::start(spec, stop).map(Player::Dxp),
         }
     }
 
     /// Readies the engine for a game from `game`'s current position in
     /// which it plays `colour` under `tc`: a Hub engine clears its state
-    /// (`new-game`, then `ping` so that no clock runs meanwhile), a DXP
+    /// (`new-game` or `new`, then `ping` so that no clock runs meanwhile), a DXP
     /// engine gets the game request.
     pub fn new_game(
         &mut self,
@@ -41,7 +41,7 @@ impl Player {
         stop: &AtomicBool,
     ) -> Result<(), EngineError> {
         match self {
-            Player::Hub(e) => e.send("new-game").and_then(|()| e.sync(stop)),
+            Player::Hub(e) => e.new_game(stop),
             Player::Dxp(d) => {
                 let (minutes, moves) = dxp_clock(tc).map_err(EngineError::Refused)?;
                 d.new_game(game, colour, minutes, moves, stop)
@@ -49,18 +49,17 @@ impl Player {
         }
     }
 
-    /// The engine's move in `game` (a Hub engine gets `position` and `level`,
-    /// a DXP engine the moves since its last one), within `allowed`.
+    /// The engine's move in `game` (a Hub engine gets the game and its
+    /// `budget`, a DXP engine the moves since its last one), within `allowed`.
     pub fn think(
         &mut self,
         game: &Game,
-        position: &str,
-        level: &str,
+        budget: Budget,
         allowed: Duration,
         stop: &AtomicBool,
     ) -> Result<Reply, EngineError> {
         match self {
-            Player::Hub(e) => e.think(position, level, allowed, stop),
+            Player::Hub(e) => e.think(game, budget, allowed, stop),
             Player::Dxp(d) => d.think(game, allowed, stop),
         }
     }
