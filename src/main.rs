@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use dammer::cli::board::{ColorChoice, Style};
 use dammer::cli::{analyse, show};
-use dammer::tools::{annotate, bench, book, egdb, selfplay, testset, tournament, tune};
+use dammer::tools::{annotate, bench, book, egdb, openings, selfplay, testset, tournament, tune};
 
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
@@ -75,6 +75,10 @@ enum Command {
     /// engines), a gauntlet or a round robin, with clocks, adjudication,
     /// PDN output and Elo statistics. Ctrl-C stops and reports.
     Match(tournament::cli::MatchArgs),
+    /// Make an opening set that cuts draws: every position a few plies
+    /// beyond a set of openings, searched deeply, kept where one side has a
+    /// small edge (each is then played with both colours).
+    Openings(openings::OpeningsArgs),
     /// The opening book: build one by drop-out expansion (resumable), or
     /// show a position's book moves.
     Book {
@@ -187,6 +191,7 @@ fn main() -> ExitCode {
         Command::Testset { action } => testset::run_cli(action),
         Command::Book { action } => book::run_cli(action),
         Command::Match(args) => tournament::cli::run_cli(args, &engine_groups),
+        Command::Openings(args) => openings::run_cli(args),
         Command::Egdb { action } => egdb::run_cli(action),
         Command::Perft(args) => show::perft(&args),
         Command::Show(args) => show::show(&args, style),
