@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Dammer against Scan 2.0 (docs/strength.md, "Against Scan 2.0"), over
+# Scan's early Hub dialect (`dammer match` engine kind `early-hub=`). Scan
+# 2.0 is the public commit 57082ee of github.com/rhalbersma/scan ("Scan 2.0
+# by Fabien Letouzey", GPL-3), with its own evaluation, book and 2-4 piece
+# bitbases; build it yourself, outside this repository, and name its
+# directory (the one that holds `scan`, `scan.ini` and `data/`) in
+# SCAN2_DIR. Nothing of Scan is in this repository. Both books are off,
+# both engines single-threaded (Scan's scan.ini says threads = 1; its
+# bb-size there is used as it is). Resumable: run the same line again and
+# the games of bench/out/scan2-NAME.pdn count (dammer match --resume).
+#
+# Usage: SCAN2_DIR=DIR bench/scan2.sh [-t TC] [-g GAMES] [-c CONCURRENCY] [-o OPENINGS] NAME [REV|PATCH [BASE]]
+#   NAME       names the run (the PDN, the log, Dammer's name in them)
+#   REV        the Dammer revision to play (default HEAD); or a PATCH applied to BASE (default HEAD)
+#   -t  clock (e.g. 60+0.5), or movetime=S (default movetime=0.1)   -g  games (default 400)
+#   -c  games at once (default 2)   -o  openings file (default: the 2-move ballots)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TC=movetime=0.1
+GAMES=400
+CONC=2
+OPENINGS=()
+while getopts "t:g:c:o:" opt; do
+    case $opt in
+        t) TC=$OPTARG ;;
+        g) GAMES=$OPTARG ;;
+        c) CONC=$OPTARG ;;
+        o) OPENINGS=(--openings "$OPTARG") ;;
+        *) exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+if [ $# -lt 1 ]; then
+    sed -n '13,17p' "$0" >&2
+    exit 2
+fi
+if [ -z "${SCAN2_DIR:-}" ] || [ ! -x "$SCAN2_DIR/scan" ] || [ ! -f "$SCAN2_DIR/scan.ini" ] || [ ! -f "$SCAN2_DIR/data/eval" ]; then
+    echo "SCAN2_DIR must name a built Scan 2.0 (commit 57082ee of rhalbersma/scan): scan, scan.ini and data/eval" >&2
+    exit 2
+fi
+SCAN2_DIR=$(realpath "$SCAN2_DIR")
+NAME=$1
+mkdir -p bench/out target/scan2
+cargo build --release --quiet
+RUNNER=target/scan2/runner
+cp target/release/dammer "$RUNNER.$$"
+mv -f "$RUNNER.$$" "$RUNNER"
+if [ -n "${2:-}" ] && [ -f "$2" ]; then
+    BIN=$(bench/build-rev.sh target/scan2 "${3:-HEAD}" "$2")
+else
+    BIN=$(bench/build-rev.sh target/scan2 "${2:-HEAD}")
+fi
+if [ "${TC#movetime=}" != "$TC" ]; then
+    LIMIT=(--movetime "${TC#movetime=}")
+else
+    LIMIT=(--tc "$TC")
+fi
+# Scan finishes depth 12 before it looks at its clock: 300 ms of grace
+# keeps its overshoots at short move times from counting as losses on time
+# (the think-time table shows what each engine took).
+"$RUNNER" match --engine "name=$NAME" "cmd=$BIN hub" option.book=false \
+    --engine name=Scan2.0 "early-hub=$SCAN2_DIR/scan hub" "dir=$SCAN2_DIR" option.book=false \
+    "${LIMIT[@]}" --margin 300 --games "$GAMES" --concurrency "$CONC" "${OPENINGS[@]}" \
+    --draw-adjudication 80 0.05 12 --resign-adjudication 3 3 \
+    --pdn "bench/out/scan2-$NAME.pdn" --resume | tee -a "bench/out/scan2-$NAME.log"
