@@ -447,6 +447,8 @@ impl EngineProcess {
         let mut deadline = start + allowed;
         let (mut score, mut depth) = (None, None);
         let mut errors = Vec::new();
+        // The line that carries the engine's move.
+        let answer = if self.early { "move" } else { "done" };
         loop {
             let (at, msg) = match self.receive_timed(deadline, stop) {
                 Ok(received) => received,
@@ -483,7 +485,7 @@ impl EngineProcess {
                         depth = Some(d);
                     }
                 }
-                "done" | "move" if (msg.command == "move") == self.early => {
+                command if command == answer => {
                     let mv = if self.early {
                         msg.args.first().map(|(w, _)| w.clone()).unwrap_or_default()
                     } else {
