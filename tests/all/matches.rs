@@ -354,3 +354,43 @@ fn an_early_hub_engine_plays_whole_games() {
     assert!(sent.lines().any(|l| l == "level 40 2000 50"), "{sent}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `dammer openings` writes a set `dammer match` reads: each kept position
+/// is a legal position two plies beyond its opening, its score in the band
+/// asked for; a bad band or output path is refused before any search.
+#[test]
+fn the_openings_tool_writes_a_set_matches_read() {
+    let dir = temp_dir("openings-tool");
+    let from = dir.join("from.fen");
+    std::fs::write(&from, "W:W31-50:B1-20\n").unwrap();
+    let out = dir.join("edge.fen");
+    let run = |min: &str, max: &str, path: &Path| {
+        Command::new(DAMMER)
+            .args(["openings", "--from", from.to_str().unwrap(), "--plies", "2", "--depth", "4"])
+            .args(["--min", min, "--max", max, "--out", path.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let all = run("0", "100", &out);
+    assert!(all.status.success(), "{}", String::from_utf8_lossy(&all.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let set = dammer::rules::openings::load_openings(&out).unwrap();
+    // Every position two plies from the start where White has a choice.
+    assert!(set.len() > 50 && set.len() <= 81, "{}", set.len());
+    assert!(String::from_utf8_lossy(&all.stdout).contains(&format!("kept {} of {}", set.len(), set.len())));
+    for o in &set {
+        let pieces = o.start.to_fen();
+        assert!(pieces.starts_with("W:"), "{pieces}");
+    }
+    // A band keeps only the scores inside it (comment lines say each score).
+    let none = run("50", "60", &dir.join("none.fen"));
+    assert!(none.status.success());
+    let kept = std::fs::read_to_string(dir.join("none.fen")).unwrap();
+    assert!(kept.lines().all(|l| l.starts_with('#')), "{kept}");
+    assert!(text.lines().filter(|l| l.starts_with("# ")).count() > set.len());
+    for (min, max, path) in [("0.5", "0.2", out.clone()), ("0", "1", dir.join("no/such/dir.fen"))] {
+        let bad = run(min, max, &path);
+        assert_eq!(bad.status.code(), Some(2), "{min} {max}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
