@@ -10,6 +10,7 @@
 #   REV git revisions of earlier Dammer versions to include (built in target/ladder/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 GAMES=200
 TC="movetime=0.1"
 CONC=$(nproc)
@@ -32,11 +33,8 @@ for rev in "$@"; do
     bin=$(bench/build-rev.sh target/ladder "$sha")
     ENGINES+=(--engine "name=Dammer-$sha" "cmd=$bin hub")
 done
-case $TC in
-    movetime=*) TCARGS=(--movetime "${TC#movetime=}") ;;
-    *) TCARGS=(--tc "$TC") ;;
-esac
+limit_args "$TC"
 STAMP=$(date +%Y%m%d-%H%M%S)
 echo "commit $(git rev-parse --short HEAD), $GAMES games per opponent, $TC, concurrency $CONC" | tee "bench/out/ladder-$STAMP.log"
-"$CUR" match "${ENGINES[@]}" --gauntlet "${TCARGS[@]}" --games "$GAMES" --concurrency "$CONC" \
+"$CUR" match "${ENGINES[@]}" --gauntlet "${LIMIT[@]}" --games "$GAMES" --concurrency "$CONC" \
     --pdn "bench/out/ladder-$STAMP.pdn" | tee -a "bench/out/ladder-$STAMP.log"

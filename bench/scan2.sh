@@ -17,6 +17,7 @@
 #   -c  games at once (default 2)   -o  openings file (default: the 2-move ballots)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 TC=movetime=0.1
 GAMES=400
 CONC=2
@@ -41,21 +42,14 @@ if [ -z "${SCAN2_DIR:-}" ] || [ ! -x "$SCAN2_DIR/scan" ] || [ ! -f "$SCAN2_DIR/s
 fi
 SCAN2_DIR=$(realpath "$SCAN2_DIR")
 NAME=$1
-mkdir -p bench/out target/scan2
-cargo build --release --quiet
-RUNNER=target/scan2/runner
-cp target/release/dammer "$RUNNER.$$"
-mv -f "$RUNNER.$$" "$RUNNER"
+mkdir -p bench/out
+RUNNER=$(install_runner target/scan2)
 if [ -n "${2:-}" ] && [ -f "$2" ]; then
     BIN=$(bench/build-rev.sh target/scan2 "${3:-HEAD}" "$2")
 else
     BIN=$(bench/build-rev.sh target/scan2 "${2:-HEAD}")
 fi
-if [ "${TC#movetime=}" != "$TC" ]; then
-    LIMIT=(--movetime "${TC#movetime=}")
-else
-    LIMIT=(--tc "$TC")
-fi
+limit_args "$TC"
 # Scan finishes depth 12 before it looks at its clock: 300 ms of grace
 # keeps its overshoots at short move times from counting as losses on time
 # (the think-time table shows what each engine took).

@@ -16,6 +16,7 @@
 # Binaries are built in target/sprt/; the log and PDN go to bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 TC=10+0.1
 BOUNDS=0,15
 CONC=1
@@ -42,23 +43,14 @@ BASE=$(git rev-parse --short "${3:-HEAD}")
 mkdir -p bench/out target/sprt
 
 # The runner is this checkout's build (--resume and the SPRT of today).
-cargo build --release --quiet
-RUNNER=target/sprt/runner
-# Copied aside and renamed over, so that a second test can start while the
-# first one's runner is running (a busy binary cannot be overwritten).
-cp target/release/dammer "$RUNNER.$$"
-mv -f "$RUNNER.$$" "$RUNNER"
+RUNNER=$(install_runner target/sprt)
 BASE_BIN=$(bench/build-rev.sh target/sprt "$BASE")
 if [ -f "$CANDIDATE" ]; then
     CAND_BIN=$(bench/build-rev.sh target/sprt "$BASE" "$CANDIDATE")
 else
     CAND_BIN=$(bench/build-rev.sh target/sprt "$CANDIDATE")
 fi
-if [ "${TC#movetime=}" != "$TC" ]; then
-    LIMIT=(--movetime "${TC#movetime=}")
-else
-    LIMIT=(--tc "$TC")
-fi
+limit_args "$TC"
 echo "$NAME: bench $("$CAND_BIN" bench 2>/dev/null | tail -1); base $BASE: bench $("$BASE_BIN" bench 2>/dev/null | tail -1)"
 "$RUNNER" match --engine "name=$NAME" "cmd=$CAND_BIN hub" option.book=false \
     --engine name=base "cmd=$BASE_BIN hub" option.book=false \
