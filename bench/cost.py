@@ -16,11 +16,9 @@ measured; Wald's approximation E[N] = (1 - 2 alpha) ln((1 - beta) / alpha)
 the difference of the expected pair scores at 10 and at 0 Elo).
 """
 import math
-import re
 import sys
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from pdn_depths import games  # noqa: E402
+from pdn_depths import games
 
 POINTS = {"2-0": (1.0, 0.0), "0-2": (0.0, 1.0), "1-1": (0.5, 0.5)}
 

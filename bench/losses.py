@@ -16,8 +16,7 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from pdn_depths import MOVE, games  # noqa: E402
+from pdn_depths import MOVE, games
 
 SCORE = re.compile(r"^([+-][\d.]+)/(\d+)")
 

@@ -76,8 +76,8 @@ enum Command {
     /// PDN output and Elo statistics. Ctrl-C stops and reports.
     Match(tournament::cli::MatchArgs),
     /// Make an opening set that cuts draws: every position a few plies
-    /// beyond a set of openings, searched deeply, kept where one side has a
-    /// small edge (each is then played with both colours).
+    /// beyond a set of openings, searched deeply, kept where one side has
+    /// an edge within a band (each is then played with both colours).
     Openings(openings::OpeningsArgs),
     /// The opening book: build one by drop-out expansion (resumable), or
     /// show a position's book moves.

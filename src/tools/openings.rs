@@ -16,7 +16,7 @@ use crate::engine::options;
 use crate::engine::score;
 use crate::engine::time::Limits;
 use crate::engine::Engine;
-use crate::rules::game::{Game, GameResult};
+use crate::rules::game::Game;
 use crate::rules::movegen::{legal_moves, Move};
 use crate::rules::openings::{load_openings, parse_openings, DEFAULT_OPENINGS};
 use crate::rules::position::{Color, Position};
@@ -37,9 +37,10 @@ pub struct Candidate {
 }
 
 /// Every position `plies` plies beyond each opening's position, once each
-/// (transpositions are kept at their first line), none where the game is
-/// over or the side to move has a single move (the engine would play it
-/// at once).
+/// (transpositions are kept at their first line), none where the side to
+/// move has no move (the game is over: a position without history has no
+/// draw by the rules yet) or a single one (the engine would play it at
+/// once).
 pub fn expand(openings: &[Position], plies: usize) -> Vec<(usize, Vec<Move>, Position)> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
@@ -57,11 +58,7 @@ pub fn expand(openings: &[Position], plies: usize) -> Vec<(usize, Vec<Move>, Pos
             frontier = next;
         }
         for (line, pos) in frontier {
-            let game = Game::new(pos);
-            if game.result() != GameResult::Ongoing || legal_moves(&pos).len() < 2 {
-                continue;
-            }
-            if seen.insert(pos) {
+            if legal_moves(&pos).len() >= 2 && seen.insert(pos) {
                 out.push((source, line, pos));
             }
         }
@@ -162,21 +159,12 @@ pub fn run_cli(a: OpeningsArgs) -> Result<(), String> {
     let (lo, hi) = ((a.min * 100.0).round() as i32, (a.max * 100.0).round() as i32);
     let kept: Vec<&Candidate> = found.iter().filter(|c| (lo..=hi).contains(&c.white_score.abs())).collect();
     let white = kept.iter().filter(|c| c.white_score > 0).count();
+    let (plies, depth, min, max) = (a.plies, a.depth, a.min, a.max);
+    let (kept_n, found_n, black) = (kept.len(), found.len(), kept.len() - white);
     let mut text = format!(
-        "# Openings with an edge, made by `dammer openings --plies {} --depth {} --min {:.2} --max {:.2}`\n\
-         # from {source_name}: every position {} plies beyond each, searched to depth {} with a cleared\n\
-         # table, kept where one side is {:.2} to {:.2} men ahead. {} of {} kept ({white} for White, {} for Black).\n",
-        a.plies,
-        a.depth,
-        a.min,
-        a.max,
-        a.plies,
-        a.depth,
-        a.min,
-        a.max,
-        kept.len(),
-        found.len(),
-        kept.len() - white,
+        "# Openings with an edge, made by `dammer openings --plies {plies} --depth {depth} --min {min:.2} --max {max:.2}`\n\
+         # from {source_name}: every position {plies} plies beyond each, searched to depth {depth} with a cleared\n\
+         # table, kept where one side is {min:.2} to {max:.2} men ahead. {kept_n} of {found_n} kept ({white} for White, {black} for Black).\n"
     );
     for c in &kept {
         let line: Vec<String> = c.line.iter().map(Move::to_string).collect();
