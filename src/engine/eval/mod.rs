@@ -13,12 +13,14 @@
 //! regions ([`regions`]), whose weights [`weights`] reads; [`Evaluation`]
 //! selects among the three.
 
+pub mod nn;
 pub mod pattern;
 pub mod regions;
 pub mod weights;
 
 use std::sync::Arc;
 
+use nn::{NetCache, Network};
 use pattern::PatternEval;
 use regions::RegionEval;
 use weights::{Layout, PatternWeights};
@@ -293,6 +295,8 @@ pub enum Evaluation {
     Windows(Arc<PatternEval>),
     /// The learned 12-square-region evaluation with these weights.
     Regions(Arc<RegionEval>),
+    /// The neural evaluation with this network.
+    Network(Arc<Network>),
 }
 
 /// The evaluation Dammer plays with unless told otherwise.
@@ -305,7 +309,7 @@ pub const DEFAULT_EVAL: &str = "learned";
 pub const DEFAULT_LAYOUT: Layout = Layout::Windows;
 
 /// The names [`Evaluation::from_name`] accepts.
-pub const EVAL_NAMES: &str = "learned, regions, windows or hand";
+pub const EVAL_NAMES: &str = "learned, nn, regions, windows or hand";
 
 static EMBEDDED_WINDOWS: std::sync::LazyLock<Arc<PatternEval>> =
     std::sync::LazyLock::new(|| Arc::new(PatternEval::new(&weights::embedded(Layout::Windows).w)));
@@ -326,6 +330,18 @@ impl Evaluation {
             Evaluation::Hand => HAND.evaluate(pos),
             Evaluation::Windows(w) => w.evaluate(pos),
             Evaluation::Regions(w) => w.evaluate(pos),
+            Evaluation::Network(n) => n.evaluate(pos),
+        }
+    }
+
+    /// Evaluates `pos` as [`Evaluation::evaluate`] does, reusing what
+    /// `cache` kept from earlier evaluations at `slot` (a ply) and elsewhere
+    /// where the evaluation can (the network's accumulator).
+    #[inline]
+    pub fn evaluate_cached(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
+        match self {
+            Evaluation::Network(n) => n.evaluate_cached(pos, cache, slot),
+            other => other.evaluate(pos),
         }
     }
 
@@ -360,6 +376,7 @@ impl Evaluation {
             Evaluation::Hand => "hand",
             Evaluation::Windows(_) => Layout::Windows.name(),
             Evaluation::Regions(_) => Layout::Regions.name(),
+            Evaluation::Network(_) => "nn",
         }
     }
 
@@ -371,6 +388,14 @@ impl Evaluation {
     pub fn from_name(name: &str, weights: Option<&std::path::Path>) -> Result<Evaluation, String> {
         let layout = match name {
             "hand" => return Ok(Evaluation::Hand),
+            "nn" => {
+                return match weights {
+                    Some(path) => {
+                        Ok(Evaluation::Network(Arc::new(Network::load(path).map_err(|e| e.to_string())?)))
+                    }
+                    None => Err("the nn evaluation needs a network file (--weights FILE)".into()),
+                }
+            }
             "learned" => None,
             other => match Layout::from_name(other) {
                 Some(l) => Some(l),
@@ -379,7 +404,19 @@ impl Evaluation {
         };
         match weights {
             Some(path) => {
-                let w = PatternWeights::load(path).map_err(|e| e.to_string())?;
+                let bytes =
+                    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                if Network::is_network_file(&bytes) {
+                    return match layout {
+                        Some(l) => {
+                            Err(format!("{} holds a network, not {} weights", path.display(), l.name()))
+                        }
+                        None => Ok(Evaluation::Network(Arc::new(
+                            Network::from_bytes(&bytes).map_err(|e| e.to_string())?,
+                        ))),
+                    };
+                }
+                let w = PatternWeights::from_bytes(&bytes).map_err(|e| e.to_string())?;
                 match layout {
                     Some(l) if l != w.layout => Err(format!(
                         "{} holds {} weights, not {} weights",

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine::control::SearchControl;
 use crate::engine::egdb::{Tables, Wdl};
+use crate::engine::eval::nn::NetCache;
 use crate::engine::eval::Evaluation;
 use crate::engine::score::{from_tt, is_decisive, lost_in, table_win, to_tt, Score, INFINITY, WIN, WIN_BAND};
 use crate::engine::time::{TimeManager, Verdict};
@@ -165,6 +166,8 @@ pub(crate) struct Searcher<'a> {
     last_report: Instant,
     report: Option<&'a mut dyn FnMut(&Info)>,
     best_so_far: RootResult,
+    /// What the evaluation keeps between positions (the network's accumulators).
+    net_cache: NetCache,
 }
 
 impl std::fmt::Debug for Searcher<'_> {
@@ -219,6 +222,7 @@ impl<'a> Searcher<'a> {
             last_report: now,
             report: None,
             best_so_far: RootResult::default(),
+            net_cache: NetCache::new(MAX_PLY + 1),
         }
     }
 

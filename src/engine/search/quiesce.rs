@@ -79,7 +79,7 @@ impl Searcher<'_> {
         first: bool,
     ) -> Score {
         if ply >= MAX_PLY - 2 {
-            return self.shared.eval.evaluate(pos);
+            return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
         let capture = has_capture(pos);
         let threat = !capture && first && opponent_has_capture(pos);
@@ -95,7 +95,7 @@ impl Searcher<'_> {
             if let Some(s) = self.probe_tables(pos, ply) {
                 return s;
             }
-            let stand = self.shared.eval.evaluate(pos);
+            let stand = self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
             if stand >= beta || steps & pos.side().promotion_row() == 0 {
                 return stand;
             }

@@ -1,0 +1,708 @@
+//! The neural evaluation: a small network over piece-square inputs whose
+//! first layer is kept as an accumulator and updated by the pieces a move
+//! changes (NNUE's idea, for a 10x10 board).
+//!
+//! Shape: each side's view of the board (White's as it is, Black's turned
+//! half a turn with the colours swapped) is 4 x 50 inputs (own man, own king,
+//! other man, other king on each square) feeding [`HIDDEN`] accumulator
+//! cells with shared weights. The side to move's cells, then the other
+//! side's, go through a clipped ReLU into [`L2`] cells, clipped again, into
+//! one output: the score in men from the side to move's view. The last two
+//! layers come in [`BUCKETS`] copies chosen by the number of pieces (the
+//! game stage). A position and its colour-flipped mirror score the same by
+//! construction.
+//!
+//! Inference is integer ([`Network`]): the accumulator in i16 (activation 1
+//! is [`QA`]), the second layer's weights in i16 (1 is [`QB`]), its sums in
+//! i32, the output in i64. The AVX2 path (chosen at run time) and the scalar
+//! path do the same integer operations, so they agree bit for bit; the float
+//! network ([`FloatNetwork`], what training fits) is the reference that the
+//! integer one approximates.
+
+use std::sync::Arc;
+
+use crate::base::checksum::fnv1a;
+use crate::engine::eval::weights::WeightsError;
+use crate::engine::score::{Score, EVAL_LIMIT};
+use crate::rules::bitboard::{Bitboard, Bits, BIT_TO_SQUARE};
+use crate::rules::position::{Color, Position};
+
+/// Inputs of one view: 4 piece kinds x 50 squares.
+pub const INPUTS: usize = 200;
+/// Accumulator cells of one view.
+pub const HIDDEN: usize = 256;
+/// Cells of the second layer.
+pub const L2: usize = 16;
+/// Copies of the last two layers, by the number of pieces on the board.
+pub const BUCKETS: usize = 4;
+/// Integer value of activation 1 in the accumulator.
+pub const QA: i32 = 255;
+/// Integer value of weight 1 in the second layer.
+pub const QB: i32 = 4096;
+/// Integer value of weight 1 (one man) in the output layer.
+pub const QO: i32 = 256;
+/// Largest first-layer weight and bias in the float network: keeps a
+/// full board's sum (at most 40 inputs) well inside i16 at scale [`QA`].
+pub const W1_LIMIT: f32 = 2.0;
+/// Largest second-layer weight: keeps 512 products inside i32 at scale [`QB`].
+pub const W2_LIMIT: f32 = 2.0;
+/// Largest output weight and bias (men per activation): inside i16 at [`QO`].
+pub const W3_LIMIT: f32 = 100.0;
+
+/// The bucket of a position with `pieces` pieces (1..=40 in play).
+#[inline]
+pub fn bucket(pieces: u32) -> usize {
+    (pieces.saturating_sub(1) as usize / 10).min(BUCKETS - 1)
+}
+
+/// The input of a piece kind (0 own man, 1 own king, 2 other man, 3 other
+/// king) on bit `bit`, in White's view and in Black's view.
+#[inline]
+fn inputs(kind: usize, bit: u32) -> (usize, usize) {
+    let sq = BIT_TO_SQUARE[bit as usize] as usize; // 1..=50
+    (kind * 50 + sq - 1, (kind ^ 2) * 50 + 50 - sq)
+}
+
+/// Black's view of a White-view input: colours swapped, board turned.
+#[inline]
+pub fn mirror_input(f: usize) -> usize {
+    let (kind, sq) = (f / 50, f % 50);
+    (kind ^ 2) * 50 + 49 - sq
+}
+
+/// The pieces of a position as the four bitboards the inputs read: White's
+/// men, White's kings, Black's men, Black's kings.
+#[inline]
+fn piece_sets(pos: &Position) -> [Bitboard; 4] {
+    [pos.men(Color::White), pos.kings_of(Color::White), pos.men(Color::Black), pos.kings_of(Color::Black)]
+}
+
+/// Calls `f` with the White-view input of every piece of `pos`.
+pub fn for_each_input(pos: &Position, mut f: impl FnMut(usize)) {
+    for (kind, set) in piece_sets(pos).into_iter().enumerate() {
+        for bit in Bits(set) {
+            f(inputs(kind, bit).0);
+        }
+    }
+}
+
+/// The network in floating point: what training fits, and the reference
+/// that the integer [`Network`] is tested against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNetwork {
+    /// First layer, `INPUTS x HIDDEN` (input-major).
+    pub w1: Vec<f32>,
+    /// First layer's biases.
+    pub b1: Vec<f32>,
+    /// Second layer per bucket, `BUCKETS x L2 x 2 HIDDEN` (side to move's
+    /// cells first).
+    pub w2: Vec<f32>,
+    /// Second layer's biases, `BUCKETS x L2`.
+    pub b2: Vec<f32>,
+    /// Output weights, `BUCKETS x L2`.
+    pub w3: Vec<f32>,
+    /// Output biases, `BUCKETS`.
+    pub b3: Vec<f32>,
+}
+
+impl FloatNetwork {
+    /// All weights zero.
+    pub fn zeros() -> FloatNetwork {
+        FloatNetwork {
+            w1: vec![0.0; INPUTS * HIDDEN],
+            b1: vec![0.0; HIDDEN],
+            w2: vec![0.0; BUCKETS * L2 * 2 * HIDDEN],
+            b2: vec![0.0; BUCKETS * L2],
+            w3: vec![0.0; BUCKETS * L2],
+            b3: vec![0.0; BUCKETS],
+        }
+    }
+
+    /// Every weight array, in file order.
+    pub fn arrays_mut(&mut self) -> [&mut Vec<f32>; 6] {
+        [&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2, &mut self.w3, &mut self.b3]
+    }
+
+    /// Clips every weight into the range the integer network can hold.
+    pub fn clip(&mut self) {
+        let limits = [W1_LIMIT, W1_LIMIT, W2_LIMIT, W2_LIMIT, W3_LIMIT, W3_LIMIT];
+        for (a, l) in self.arrays_mut().into_iter().zip(limits) {
+            for x in a.iter_mut() {
+                *x = x.clamp(-l, l);
+            }
+        }
+    }
+
+    /// The score of `pos` in men, from the side to move's view.
+    pub fn evaluate(&self, pos: &Position) -> f32 {
+        let mut acc = [self.b1.clone(), self.b1.clone()];
+        for_each_input(pos, |f| {
+            for (view, input) in [f, mirror_input(f)].into_iter().enumerate() {
+                let row = &self.w1[input * HIDDEN..(input + 1) * HIDDEN];
+                for (a, w) in acc[view].iter_mut().zip(row) {
+                    *a += w;
+                }
+            }
+        });
+        let us = pos.side() as usize;
+        let mut a1 = Vec::with_capacity(2 * HIDDEN);
+        a1.extend(acc[us].iter().chain(&acc[1 - us]).map(|x| x.clamp(0.0, 1.0)));
+        let b = bucket(pos.occupied().count_ones());
+        let mut out = self.b3[b];
+        for j in 0..L2 {
+            let row = &self.w2[(b * L2 + j) * 2 * HIDDEN..(b * L2 + j + 1) * 2 * HIDDEN];
+            let z: f32 = self.b2[b * L2 + j] + row.iter().zip(&a1).map(|(w, a)| w * a).sum::<f32>();
+            out += self.w3[b * L2 + j] * z.clamp(0.0, 1.0);
+        }
+        out
+    }
+
+    /// The integer network nearest to this one (weights clipped first).
+    pub fn quantise(&self) -> Network {
+        let mut f = self.clone();
+        f.clip();
+        let q16 = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
+        Network::from_parts(NetworkParts {
+            w1: f.w1.iter().map(|&x| q16(x, QA)).collect(),
+            b1: f.b1.iter().map(|&x| q16(x, QA)).collect(),
+            w2: f.w2.iter().map(|&x| q16(x, QB)).collect(),
+            b2: f.b2.iter().map(|&x| (f64::from(x) * f64::from(QA * QB)).round() as i32).collect(),
+            w3: f.w3.iter().map(|&x| q16(x, QO)).collect(),
+            b3: f
+                .b3
+                .iter()
+                .map(|&x| (f64::from(x) * f64::from(QA) * f64::from(QB) * f64::from(QO)).round() as i64)
+                .collect(),
+        })
+    }
+
+    /// The weights as bytes (f32 little endian, file order), for resuming
+    /// training.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(4 * self.len());
+        for a in [&self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3] {
+            for x in a {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Reads what [`FloatNetwork::to_bytes`] wrote.
+    pub fn from_bytes(bytes: &[u8]) -> Option<FloatNetwork> {
+        let mut net = FloatNetwork::zeros();
+        if bytes.len() != 4 * net.len() {
+            return None;
+        }
+        let mut words = bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        for a in net.arrays_mut() {
+            for x in a.iter_mut() {
+                *x = words.next()?;
+            }
+        }
+        Some(net)
+    }
+
+    /// Number of weights.
+    pub fn len(&self) -> usize {
+        self.w1.len() + self.b1.len() + self.w2.len() + self.b2.len() + self.w3.len() + self.b3.len()
+    }
+
+    /// Whether it has no weights (never: the shape is fixed).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The integer weights of a [`Network`], as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkParts {
+    /// First layer at scale [`QA`], `INPUTS x HIDDEN`.
+    pub w1: Vec<i16>,
+    /// First layer's biases at scale [`QA`].
+    pub b1: Vec<i16>,
+    /// Second layer at scale [`QB`], `BUCKETS x L2 x 2 HIDDEN`.
+    pub w2: Vec<i16>,
+    /// Second layer's biases at scale `QA * QB`.
+    pub b2: Vec<i32>,
+    /// Output weights at scale [`QO`].
+    pub w3: Vec<i16>,
+    /// Output biases at scale `QA * QB * QO`.
+    pub b3: Vec<i64>,
+}
+
+/// The integer network the search evaluates with.
+pub struct Network {
+    p: NetworkParts,
+    /// Whether the AVX2 path may run on this processor.
+    simd: bool,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network({HIDDEN}x2-{L2}-1, {BUCKETS} buckets, simd {})", self.simd)
+    }
+}
+
+const MAGIC: &[u8; 8] = b"DAMMERNN";
+const VERSION: u32 = 1;
+const HEADER: usize = MAGIC.len() + 5 * 4;
+
+/// One view's accumulator cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub struct Cells(pub [i16; HIDDEN]);
+
+/// The first layer's output for one position, both views, with the pieces
+/// it was computed for (so that it can be updated to another position).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accumulator {
+    sets: [Bitboard; 4],
+    views: [Cells; 2],
+}
+
+impl Network {
+    /// The network of these weights (shapes checked by the caller).
+    fn from_parts(p: NetworkParts) -> Network {
+        Network { p, simd: simd_available() }
+    }
+
+    /// The stored weights.
+    pub fn parts(&self) -> &NetworkParts {
+        &self.p
+    }
+
+    /// The same network on the scalar path only (to test the paths against
+    /// each other).
+    pub fn scalar(&self) -> Network {
+        Network { p: self.p.clone(), simd: false }
+    }
+
+    /// Whether evaluation takes the AVX2 path.
+    pub fn uses_simd(&self) -> bool {
+        self.simd
+    }
+
+    /// The file: magic, version, the shape (inputs, hidden, L2, buckets),
+    /// the weights little endian in the order of [`NetworkParts`], then the
+    /// FNV-1a checksum of everything before it.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let p = &self.p;
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        for v in [VERSION, INPUTS as u32, HIDDEN as u32, L2 as u32, BUCKETS as u32] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for a in [&p.w1, &p.b1, &p.w2] {
+            a.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        }
+        p.b2.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        p.w3.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        p.b3.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Whether `bytes` start like a network file.
+    pub fn is_network_file(bytes: &[u8]) -> bool {
+        bytes.starts_with(MAGIC)
+    }
+
+    /// Reads a network file.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, WeightsError> {
+        if bytes.len() < HEADER + 8 || !Network::is_network_file(bytes) {
+            return Err(WeightsError::NotAWeightsFile);
+        }
+        let word = |i: usize| {
+            let at = MAGIC.len() + 4 * i;
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        if word(0) != VERSION {
+            return Err(WeightsError::Version(word(0)));
+        }
+        if [word(1), word(2), word(3), word(4)] != [INPUTS as u32, HIDDEN as u32, L2 as u32, BUCKETS as u32] {
+            return Err(WeightsError::Layout);
+        }
+        let n16 = INPUTS * HIDDEN + HIDDEN + BUCKETS * L2 * 2 * HIDDEN;
+        let expected = HEADER + 2 * n16 + 4 * BUCKETS * L2 + 2 * BUCKETS * L2 + 8 * BUCKETS + 8;
+        if bytes.len() != expected {
+            return Err(WeightsError::Length { expected, found: bytes.len() });
+        }
+        let (body, sum) = bytes.split_at(expected - 8);
+        if fnv1a(body) != u64::from_le_bytes(sum.try_into().map_err(|_| WeightsError::Corrupt)?) {
+            return Err(WeightsError::Checksum);
+        }
+        let mut at = HEADER;
+        let mut take = |n: usize| {
+            let s = &body[at..at + n];
+            at += n;
+            s
+        };
+        let i16s = |b: &[u8]| b.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect::<Vec<_>>();
+        let w1 = i16s(take(2 * INPUTS * HIDDEN));
+        let b1 = i16s(take(2 * HIDDEN));
+        let w2 = i16s(take(2 * BUCKETS * L2 * 2 * HIDDEN));
+        let b2 = take(4 * BUCKETS * L2)
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let w3 = i16s(take(2 * BUCKETS * L2));
+        let b3 = take(8 * BUCKETS)
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        let net = Network::from_parts(NetworkParts { w1, b1, w2, b2, w3, b3 });
+        if !net.within_limits() {
+            return Err(WeightsError::Corrupt);
+        }
+        Ok(net)
+    }
+
+    /// Whether the weights are small enough that no sum can overflow (a
+    /// file from [`FloatNetwork::quantise`] always is).
+    fn within_limits(&self) -> bool {
+        let l1 = (W1_LIMIT * QA as f32) as i32;
+        let l2 = (W2_LIMIT * QB as f32) as i32;
+        self.p.w1.iter().chain(&self.p.b1).all(|&x| i32::from(x).abs() <= l1)
+            && self.p.w2.iter().all(|&x| i32::from(x).abs() <= l2)
+            && self.p.b2.iter().all(|&x| x.abs() <= l2 * QA)
+    }
+
+    /// Loads a network file.
+    pub fn load(path: &std::path::Path) -> Result<Network, WeightsError> {
+        let bytes = std::fs::read(path).map_err(|e| WeightsError::Io(format!("{}: {e}", path.display())))?;
+        Network::from_bytes(&bytes)
+    }
+
+    /// The accumulator of `pos`, computed from scratch.
+    pub fn refresh(&self, pos: &Position) -> Accumulator {
+        let mut acc = Accumulator { sets: piece_sets(pos), views: [Cells([0; HIDDEN]); 2] };
+        for view in &mut acc.views {
+            view.0.copy_from_slice(&self.p.b1);
+        }
+        for (kind, set) in acc.sets.into_iter().enumerate() {
+            for bit in Bits(set) {
+                let (w, b) = inputs(kind, bit);
+                self.add_row(&mut acc.views[0], w, true);
+                self.add_row(&mut acc.views[1], b, true);
+            }
+        }
+        acc
+    }
+
+    /// Turns `acc` into the accumulator of `pos` by the pieces that differ.
+    pub fn update(&self, acc: &mut Accumulator, pos: &Position) {
+        let sets = piece_sets(pos);
+        for (kind, (&old, &new)) in acc.sets.iter().zip(&sets).enumerate() {
+            for (gone, add) in [(old & !new, false), (new & !old, true)] {
+                for bit in Bits(gone) {
+                    let (w, b) = inputs(kind, bit);
+                    self.add_row(&mut acc.views[0], w, add);
+                    self.add_row(&mut acc.views[1], b, add);
+                }
+            }
+        }
+        acc.sets = sets;
+    }
+
+    /// Adds (or subtracts) first-layer row `input` to `cells`, wrapping
+    /// like the AVX2 instructions (the weight limits keep real sums in range).
+    #[inline]
+    fn add_row(&self, cells: &mut Cells, input: usize, add: bool) {
+        let row = &self.p.w1[input * HIDDEN..(input + 1) * HIDDEN];
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is true only when the processor has AVX2
+            // (checked at construction), and `row` has HIDDEN elements.
+            unsafe { avx2::add_row(&mut cells.0, row, add) };
+            return;
+        }
+        if add {
+            cells.0.iter_mut().zip(row).for_each(|(c, w)| *c = c.wrapping_add(*w));
+        } else {
+            cells.0.iter_mut().zip(row).for_each(|(c, w)| *c = c.wrapping_sub(*w));
+        }
+    }
+
+    /// The score of the position `acc` holds, White or Black to move
+    /// (`side`), in hundredths of a man from the side to move's view.
+    pub fn output(&self, acc: &Accumulator, side: Color) -> Score {
+        let us = side as usize;
+        let pieces = acc.sets.iter().map(|s| s.count_ones()).sum::<u32>();
+        let b = bucket(pieces);
+        let mut z = [0i32; L2];
+        let w2 = &self.p.w2[b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN];
+        let (own, other) = (&acc.views[us].0, &acc.views[1 - us].0);
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is true only when the processor has AVX2, and
+            // the slices have the lengths the function expects.
+            unsafe { avx2::layer2(own, other, w2, &mut z) };
+        } else {
+            layer2_scalar(own, other, w2, &mut z);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        layer2_scalar(own, other, w2, &mut z);
+        let mut out = self.p.b3[b];
+        for (j, zj) in z.iter().enumerate() {
+            let a = (zj + self.p.b2[b * L2 + j]).clamp(0, QA * QB);
+            out += i64::from(a) * i64::from(self.p.w3[b * L2 + j]);
+        }
+        let denom = i64::from(QA) * i64::from(QB) * i64::from(QO);
+        let cp = (out * 100).div_euclid(denom) as i32;
+        (cp as Score).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    }
+
+    /// Evaluates `pos` from scratch, from the side to move's view.
+    pub fn evaluate(&self, pos: &Position) -> Score {
+        self.output(&self.refresh(pos), pos.side())
+    }
+
+    /// Evaluates `pos` through `cache`: the accumulator is updated from the
+    /// last position evaluated at `slot` (usually a sibling in the tree) or
+    /// the last one evaluated anywhere, whichever differs less, and
+    /// computed afresh when both differ too much.
+    pub fn evaluate_cached(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
+        let sets = piece_sets(pos);
+        let distance = |e: &Option<Accumulator>| match e {
+            Some(a) => a.sets.iter().zip(&sets).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>(),
+            None => u32::MAX,
+        };
+        let slot = slot.min(cache.slots.len() - 1);
+        let (d_slot, d_last) = (distance(&cache.slots[slot]), distance(&cache.slots[cache.last]));
+        let from = if d_slot <= d_last { slot } else { cache.last };
+        let d = d_slot.min(d_last);
+        // A refresh adds a row per piece; an update one per changed piece.
+        let acc = if d <= pos.occupied().count_ones() {
+            let mut acc = cache.slots[from].unwrap_or_else(|| self.refresh(pos));
+            self.update(&mut acc, pos);
+            acc
+        } else {
+            self.refresh(pos)
+        };
+        cache.slots[slot] = Some(acc);
+        cache.last = slot;
+        self.output(&acc, pos.side())
+    }
+}
+
+/// Accumulators a search thread keeps between evaluations, one per ply.
+#[derive(Clone, Debug)]
+pub struct NetCache {
+    slots: Vec<Option<Accumulator>>,
+    last: usize,
+}
+
+impl NetCache {
+    /// Room for `slots` plies.
+    pub fn new(slots: usize) -> NetCache {
+        NetCache { slots: vec![None; slots.max(1)], last: 0 }
+    }
+}
+
+/// Second layer on the scalar path: `z[j] = sum own.w2[j][..H] + other.w2[j][H..]`.
+fn layer2_scalar(own: &[i16; HIDDEN], other: &[i16; HIDDEN], w2: &[i16], z: &mut [i32; L2]) {
+    let relu = |x: i16| i32::from(x).clamp(0, QA);
+    for (j, zj) in z.iter_mut().enumerate() {
+        let row = &w2[j * 2 * HIDDEN..(j + 1) * 2 * HIDDEN];
+        let mut s = 0i32;
+        for i in 0..HIDDEN {
+            s += relu(own[i]) * i32::from(row[i]) + relu(other[i]) * i32::from(row[HIDDEN + i]);
+        }
+        *zj = s;
+    }
+}
+
+/// Whether this processor runs the AVX2 path.
+fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::env::var_os("DAMMER_NO_SIMD").is_none() && std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{HIDDEN, L2, QA};
+    use std::arch::x86_64::*;
+
+    /// `cells += row` (or `-=`), 16 lanes at a time, wrapping.
+    ///
+    /// # Safety
+    /// The processor must have AVX2; `row.len() >= HIDDEN`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn add_row(cells: &mut [i16; HIDDEN], row: &[i16], add: bool) {
+        debug_assert!(row.len() >= HIDDEN);
+        for i in (0..HIDDEN).step_by(16) {
+            // SAFETY: i + 16 <= HIDDEN for both arrays; unaligned loads.
+            unsafe {
+                let c = _mm256_loadu_si256(cells.as_ptr().add(i).cast());
+                let w = _mm256_loadu_si256(row.as_ptr().add(i).cast());
+                let r = if add { _mm256_add_epi16(c, w) } else { _mm256_sub_epi16(c, w) };
+                _mm256_storeu_si256(cells.as_mut_ptr().add(i).cast(), r);
+            }
+        }
+    }
+
+    /// The second layer: clipped ReLU of both views, then one i16 x i16 ->
+    /// i32 dot product per output cell (the same sums as the scalar path:
+    /// the products and their sums fit in i32).
+    ///
+    /// # Safety
+    /// The processor must have AVX2; `w2.len() >= L2 * 2 * HIDDEN`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn layer2(own: &[i16; HIDDEN], other: &[i16; HIDDEN], w2: &[i16], z: &mut [i32; L2]) {
+        debug_assert!(w2.len() >= L2 * 2 * HIDDEN);
+        let mut a = [[0i16; 16]; 2 * HIDDEN / 16];
+        let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA as i16));
+        for (k, chunk) in a.iter_mut().enumerate() {
+            let src = if k < HIDDEN / 16 {
+                own.as_ptr().wrapping_add(16 * k)
+            } else {
+                other.as_ptr().wrapping_add(16 * k - HIDDEN)
+            };
+            // SAFETY: src points at 16 cells inside `own` or `other`.
+            unsafe {
+                let x = _mm256_loadu_si256(src.cast());
+                let y = _mm256_min_epi16(_mm256_max_epi16(x, zero), top);
+                _mm256_storeu_si256(chunk.as_mut_ptr().cast(), y);
+            }
+        }
+        for (j, zj) in z.iter_mut().enumerate() {
+            let mut sum = _mm256_setzero_si256();
+            for (k, chunk) in a.iter().enumerate() {
+                // SAFETY: the row j of w2 has 2 HIDDEN elements; chunk k
+                // reads 16 of them at 16 k.
+                unsafe {
+                    let w = _mm256_loadu_si256(w2.as_ptr().add(j * 2 * HIDDEN + 16 * k).cast());
+                    let x = _mm256_loadu_si256(chunk.as_ptr().cast());
+                    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(x, w));
+                }
+            }
+            let lo = _mm256_castsi256_si128(sum);
+            let hi = _mm256_extracti128_si256(sum, 1);
+            let s = _mm_add_epi32(lo, hi);
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+            *zj = _mm_cvtsi128_si32(s);
+        }
+    }
+}
+
+/// A network shared by the threads.
+pub type SharedNetwork = Arc<Network>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::rng::SplitMix;
+    use crate::rules::movegen::legal_moves;
+
+    fn random_net(seed: u64) -> FloatNetwork {
+        let mut rng = SplitMix(seed);
+        let mut net = FloatNetwork::zeros();
+        let scales = [0.15f32, 0.3, 0.08, 0.2, 2.0, 0.3];
+        for (a, s) in net.arrays_mut().into_iter().zip(scales) {
+            for x in a.iter_mut() {
+                *x = (rng.next_u64() % 20001) as f32 / 10000.0 * s - s;
+            }
+        }
+        net
+    }
+
+    /// Positions of random games from the start.
+    fn random_positions(seed: u64, n: usize) -> Vec<Position> {
+        let mut rng = SplitMix(seed);
+        let mut out = Vec::new();
+        while out.len() < n {
+            let mut pos = Position::start();
+            for _ in 0..(rng.next_u64() % 120) {
+                let moves = legal_moves(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.make(&moves.as_slice()[rng.below(moves.len())]);
+                out.push(pos);
+            }
+        }
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn integer_network_follows_the_float_one() {
+        let float = random_net(7);
+        let net = float.quantise();
+        let mut worst = 0f32;
+        for pos in random_positions(3, 500) {
+            let f = float.evaluate(&pos) * 100.0;
+            let i = net.evaluate(&pos) as f32;
+            if f.abs() < EVAL_LIMIT as f32 - 10.0 {
+                worst = worst.max((f - i).abs());
+            }
+        }
+        assert!(worst < 5.0, "integer and float networks differ by {worst} hundredths");
+    }
+
+    #[test]
+    fn simd_and_scalar_paths_agree_bit_for_bit() {
+        let net = random_net(11).quantise();
+        let scalar = net.scalar();
+        if !net.uses_simd() {
+            eprintln!("no AVX2 here: only the scalar path is tested");
+        }
+        for pos in random_positions(5, 2000) {
+            let (a, b) = (net.refresh(&pos), scalar.refresh(&pos));
+            assert_eq!(a, b);
+            assert_eq!(net.output(&a, pos.side()), scalar.output(&b, pos.side()), "{}", pos.to_fen());
+        }
+    }
+
+    #[test]
+    fn updates_and_the_cache_give_the_refreshed_score() {
+        let net = random_net(13).quantise();
+        let mut cache = NetCache::new(8);
+        let positions = random_positions(9, 3000);
+        let mut acc = net.refresh(&positions[0]);
+        for (i, pos) in positions.iter().enumerate() {
+            net.update(&mut acc, pos);
+            let fresh = net.refresh(pos);
+            assert_eq!(acc, fresh);
+            assert_eq!(net.evaluate_cached(pos, &mut cache, i % 5), net.output(&fresh, pos.side()));
+        }
+    }
+
+    #[test]
+    fn mirrored_positions_score_the_same() {
+        let float = random_net(17);
+        let net = float.quantise();
+        for pos in random_positions(21, 300) {
+            let m = pos.flipped();
+            assert_eq!(net.evaluate(&pos), net.evaluate(&m), "{}", pos.to_fen());
+            assert!((float.evaluate(&pos) - float.evaluate(&m)).abs() < 1e-4);
+        }
+    }
+
+    #[test]
+    fn the_file_round_trips_and_damage_is_refused() {
+        let net = random_net(19).quantise();
+        let bytes = net.to_bytes();
+        let back = Network::from_bytes(&bytes).expect("reads back");
+        assert_eq!(back.parts(), net.parts());
+        let mut bad = bytes.clone();
+        bad[HEADER + 10] ^= 1;
+        assert_eq!(Network::from_bytes(&bad).err(), Some(WeightsError::Checksum));
+        assert!(matches!(Network::from_bytes(&bytes[..bytes.len() - 3]), Err(WeightsError::Length { .. })));
+        assert_eq!(
+            Network::from_bytes(b"DAMMERW\0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx").err(),
+            Some(WeightsError::NotAWeightsFile)
+        );
+        let float = random_net(23);
+        assert_eq!(FloatNetwork::from_bytes(&float.to_bytes()), Some(float));
+    }
+}
