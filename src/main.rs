@@ -61,6 +61,9 @@ enum Command {
     /// nodes and write them with the new scores (deeper labels for `tune`).
     /// Rerunning the command resumes.
     Relabel(selfplay::RelabelArgs),
+    /// Join self-play data files (the shards of one run) into one, games in
+    /// number order: the same file one run would make.
+    Merge(selfplay::MergeArgs),
     /// Fit the pattern evaluation's weights to self-play games (logistic
     /// regression with Adam); prints the loss per epoch and writes the
     /// weights file after every epoch.
@@ -187,6 +190,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run_cli(&args),
         Command::Selfplay(args) => selfplay::run_cli(args),
         Command::Relabel(args) => selfplay::relabel_cli(args),
+        Command::Merge(args) => selfplay::merge_cli(args),
         Command::Tune(args) => tune::run_cli(args),
         Command::Testset { action } => testset::run_cli(action),
         Command::Book { action } => book::run_cli(action),

@@ -11,4 +11,5 @@ pub mod openings;
 pub mod selfplay;
 pub mod testset;
 pub mod tournament;
+pub mod train_nn;
 pub mod tune;

@@ -122,6 +122,9 @@ pub struct Config {
     pub max_plies: usize,
     /// The start positions (2-move ballots by default).
     pub openings: Vec<Opening>,
+    /// This run plays only the games of one shard: `(k, n)` takes the
+    /// games whose number is `k - 1` modulo `n` (`(1, 1)`: all of them).
+    pub shard: (u32, u32),
 }
 
 /// How a run went.
@@ -274,15 +277,20 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         return Err("no openings".into());
     }
     let done = prepare(&cfg.out)?;
-    let todo: Vec<u32> = (0..cfg.games).filter(|g| !done.contains(g)).collect();
+    let (k, n) = cfg.shard;
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard {k}/{n}: expected K/N with 1 <= K <= N"));
+    }
+    let todo: Vec<u32> = (0..cfg.games).filter(|g| g % n == k - 1 && !done.contains(g)).collect();
     let mut summary = Summary { total_games: done.len() as u32, ..Summary::default() };
     progress(&format!(
-        "{}: {} games there, {} to play at {} nodes a move on {} threads",
+        "{}: {} games there, {} to play at {} nodes a move on {} threads{}",
         cfg.out.display(),
         done.len(),
         todo.len(),
         cfg.nodes,
-        cfg.threads
+        cfg.threads,
+        if n > 1 { format!(" (shard {k}/{n})") } else { String::new() }
     ));
     if todo.is_empty() {
         return Ok(summary);
@@ -331,6 +339,79 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     Ok(summary)
 }
 
+/// Writes the records of `inputs` (self-play files, for example the shards
+/// of one run) to `out` with the games in number order, each game's
+/// records in the order played: the same bytes however the games were
+/// split or in whatever order they finished. A game found in two inputs is
+/// an error (shards of different runs share game numbers). Returns the
+/// games and positions written.
+pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<(u32, u64), String> {
+    if inputs.iter().any(|i| i == out) {
+        return Err(format!("{} is also an input", out.display()));
+    }
+    let mut games: std::collections::BTreeMap<u32, (usize, Vec<Record>)> = std::collections::BTreeMap::new();
+    for (i, path) in inputs.iter().enumerate() {
+        for r in read_records(path)? {
+            let entry = games.entry(r.game).or_insert_with(|| (i, Vec::new()));
+            if entry.0 != i {
+                return Err(format!(
+                    "game {} is in both {} and {}: shards of different runs?",
+                    r.game,
+                    inputs[entry.0].display(),
+                    path.display()
+                ));
+            }
+            entry.1.push(r);
+        }
+    }
+    let mut bytes =
+        Vec::with_capacity(MAGIC.len() + games.values().map(|g| g.1.len()).sum::<usize>() * RECORD_SIZE);
+    bytes.extend_from_slice(MAGIC);
+    let mut positions = 0u64;
+    for (_, records) in games.values() {
+        positions += records.len() as u64;
+        records.iter().for_each(|r| bytes.extend_from_slice(&r.to_bytes()));
+    }
+    // Written aside and renamed, so that an interrupted merge leaves no
+    // half file under the final name.
+    let mut tmp = out.as_os_str().to_owned();
+    tmp.push(".part");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, &bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, out)
+        .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), out.display()))?;
+    Ok((games.len() as u32, positions))
+}
+
+/// The arguments of `dammer merge`.
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Self-play data files (shards of one run, or parts of one file).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The merged file (replaced).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Runs `dammer merge`.
+pub fn merge_cli(args: MergeArgs) -> Result<(), String> {
+    let (games, positions) = merge(&args.inputs, &args.out)?;
+    println!("{}: {games} games, {positions} positions", args.out.display());
+    Ok(())
+}
+
+/// A shard `K/N`: this run plays the games whose number is `K - 1` modulo `N`.
+fn shard_arg(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("invalid shard {text:?}: expected K/N with 1 <= K <= N (for example 3/8)");
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u32, u32) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 || k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
 /// A number of games that the data file's counter holds.
 fn games_arg(text: &str) -> Result<u32, crate::engine::options::OptionError> {
     crate::engine::options::integer("games", text, 1, u64::from(u32::MAX)).map(|n| n as u32)
@@ -360,6 +441,11 @@ pub struct SelfplayArgs {
     /// Draw a game after this many plies.
     #[arg(long, default_value_t = 300)]
     pub max_plies: usize,
+    /// Play only shard K of N (the games whose number is K-1 modulo N),
+    /// for a cluster's job array: each task writes its own file, and
+    /// `dammer merge` joins them into the file one run would make.
+    #[arg(long, default_value = "1/1", value_parser = shard_arg)]
+    pub shard: (u32, u32),
     /// The evaluation.
     #[command(flatten)]
     pub eval: crate::cli::EvalArgs,
@@ -367,7 +453,7 @@ pub struct SelfplayArgs {
 
 /// Runs `dammer selfplay`.
 pub fn run_cli(args: SelfplayArgs) -> Result<(), String> {
-    let SelfplayArgs { out, games, nodes, threads, random_plies, seed, max_plies, eval } = args;
+    let SelfplayArgs { out, games, nodes, threads, random_plies, seed, max_plies, shard, eval } = args;
     let cfg = Config {
         out,
         games,
@@ -378,6 +464,7 @@ pub fn run_cli(args: SelfplayArgs) -> Result<(), String> {
         eval: eval.evaluation()?,
         max_plies: max_plies.max(1),
         openings: parse_openings(DEFAULT_OPENINGS, false)?,
+        shard,
     };
     crate::tools::interrupt::catch();
     run(&cfg, &mut |line| println!("{line}")).map(|_| ())

@@ -381,9 +381,23 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, Stri
     })
 }
 
-/// A layout name.
-fn layout_arg(text: &str) -> Result<Layout, String> {
-    Layout::from_name(text).ok_or_else(|| format!("unknown layout {text:?} (expected regions or windows)"))
+/// What `dammer tune` fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// Pattern weights of a layout.
+    Pattern(Layout),
+    /// The neural network ([`crate::tools::train_nn`]).
+    Network,
+}
+
+/// A layout name, or `nn`.
+fn model_arg(text: &str) -> Result<Model, String> {
+    if text == "nn" {
+        return Ok(Model::Network);
+    }
+    Layout::from_name(text)
+        .map(Model::Pattern)
+        .ok_or_else(|| format!("unknown layout {text:?} (expected regions, windows or nn)"))
 }
 
 /// Positions per step: 1 to 2^24.
@@ -405,19 +419,21 @@ pub struct TuneArgs {
     /// The weights file to write.
     #[arg(long)]
     pub out: std::path::PathBuf,
-    /// The features: `regions` (12-square regions) or `windows` (4x4
-    /// windows). With --init, the init file's layout.
-    #[arg(long, default_value = "regions", value_parser = layout_arg)]
-    pub layout: Layout,
+    /// The model: `regions` (12-square regions), `windows` (4x4 windows)
+    /// or `nn` (the neural network). With --init, a pattern fit takes the
+    /// init file's layout.
+    #[arg(long, default_value = "regions", value_parser = model_arg)]
+    pub layout: Model,
     /// Passes over the data.
     #[arg(long, default_value_t = 20, value_parser = epochs_arg)]
     pub epochs: usize,
     /// Positions per step.
     #[arg(long, default_value_t = 8192, value_parser = batch_arg)]
     pub batch: usize,
-    /// Adam step size (hundredths of a man).
-    #[arg(long, default_value_t = 1.0)]
-    pub lr: f64,
+    /// Adam step size (default: 1 hundredth of a man for patterns, 0.001
+    /// for the network).
+    #[arg(long)]
+    pub lr: Option<f64>,
     /// L2 regularisation of the pattern weights (per position-averaged
     /// gradient: rare patterns are shrunk, common ones hardly).
     #[arg(long, default_value_t = 1e-9)]
@@ -431,9 +447,14 @@ pub struct TuneArgs {
     /// first self-play data, so the weights come out in similar units).
     #[arg(long, default_value_t = 125.0)]
     pub k: f64,
-    /// Start from these weights (default: material only).
+    /// Start from these weights (default: material only for patterns,
+    /// random for the network, whose float weights are the `.float` file
+    /// written next to each network).
     #[arg(long)]
     pub init: Option<std::path::PathBuf>,
+    /// Seed of the network's initial weights and of the shuffling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// Threads for the gradient (default: all cores).
     #[arg(long, value_parser = crate::engine::options::threads)]
     pub threads: Option<usize>,
@@ -441,7 +462,8 @@ pub struct TuneArgs {
 
 /// Runs `dammer tune`.
 pub fn run_cli(args: TuneArgs) -> Result<(), String> {
-    let TuneArgs { data, out, layout, epochs, batch, lr, l2, lambda, k, init, threads } = args;
+    let TuneArgs { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed, threads } = args;
+    let lr = lr.unwrap_or(if layout == Model::Network { 0.001 } else { 1.0 });
     if !(lr.is_finite() && lr > 0.0) {
         return Err(format!("--lr must be a positive number, not {lr}"));
     }
@@ -454,16 +476,19 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
     if !(k.is_finite() && k > 0.0) {
         return Err(format!("--k must be a positive number, not {k}"));
     }
-    let cfg = Config { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed: 1 };
-    if !(cfg.k.is_finite() && cfg.k > 0.0 && cfg.lr.is_finite() && cfg.lr > 0.0) {
-        return Err("--k and --lr must be positive".into());
-    }
-    if !((0.0..=1.0).contains(&cfg.lambda) && cfg.l2.is_finite() && cfg.l2 >= 0.0) {
-        return Err("--lambda must be between 0 and 1 and --l2 non-negative".into());
-    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or_else(crate::cli::default_threads).max(1))
         .build()
         .map_err(|e| format!("cannot start threads: {e}"))?;
+    let layout = match layout {
+        Model::Pattern(l) => l,
+        Model::Network => {
+            let cfg = crate::tools::train_nn::Config { data, out, epochs, batch, lr, lambda, k, init, seed };
+            return pool
+                .install(|| crate::tools::train_nn::run(&cfg, &mut |line| println!("{line}")))
+                .map(|_| ());
+        }
+    };
+    let cfg = Config { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed };
     pool.install(|| run(&cfg, &mut |line| println!("{line}"))).map(|_| ())
 }

@@ -369,6 +369,7 @@ fn selfplay_files_resume_and_hold_quiet_positions() {
         max_plies: 200,
         openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
             .unwrap(),
+        shard: (1, 1),
     };
     let first = selfplay::run(&cfg, &mut |_| {}).unwrap();
     assert_eq!(first.games, 3);
@@ -403,6 +404,51 @@ fn selfplay_files_resume_and_hold_quiet_positions() {
     assert_eq!(again, stored);
     std::fs::write(&out, b"garbage").unwrap();
     assert!(selfplay::read_records(&out).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shards_merged_give_the_file_of_one_run() {
+    let dir = std::env::temp_dir().join(format!("dammer-shard-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = |out: std::path::PathBuf, shard: (u32, u32)| selfplay::Config {
+        out,
+        games: 7,
+        nodes: 200,
+        threads: 2,
+        random_plies: 4,
+        seed: 11,
+        eval: Evaluation::Hand,
+        max_plies: 100,
+        openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
+            .unwrap(),
+        shard,
+    };
+    let one = dir.join("one.bin");
+    let _ = std::fs::remove_file(&one);
+    assert_eq!(selfplay::run(&cfg(one.clone(), (1, 1)), &mut |_| {}).unwrap().games, 7);
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        let path = dir.join(format!("shard{k}.bin"));
+        let _ = std::fs::remove_file(&path);
+        let s = selfplay::run(&cfg(path.clone(), (k, 3)), &mut |_| {}).unwrap();
+        // Games 0, 3, 6 / 1, 4 / 2, 5.
+        assert_eq!(s.games, if k == 1 { 3 } else { 2 });
+        assert!(selfplay::read_records(&path).unwrap().iter().all(|r| r.game % 3 == k - 1));
+        shards.push(path);
+    }
+    let (merged, canonical) = (dir.join("merged.bin"), dir.join("canonical.bin"));
+    // The shards in any order give the same bytes as the one run, merged
+    // alone (its games were written in the order they finished).
+    shards.reverse();
+    assert_eq!(selfplay::merge(&shards, &merged).unwrap().0, 7);
+    selfplay::merge(std::slice::from_ref(&one), &canonical).unwrap();
+    assert_eq!(std::fs::read(&merged).unwrap(), std::fs::read(&canonical).unwrap());
+    assert_eq!(selfplay::read_records(&merged).unwrap().len(), selfplay::read_records(&one).unwrap().len());
+    // A game in two inputs is refused, and so is a bad shard.
+    let err = selfplay::merge(&[one.clone(), shards[0].clone()], &merged).unwrap_err();
+    assert!(err.contains("is in both"), "{err}");
+    assert!(selfplay::run(&cfg(dir.join("x.bin"), (4, 3)), &mut |_| {}).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -465,6 +511,7 @@ fn relabelling_keeps_games_and_results_and_resumes() {
         max_plies: 120,
         openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
             .unwrap(),
+        shard: (1, 1),
     };
     selfplay::run(&cfg, &mut |_| {}).unwrap();
     let before = selfplay::read_records(&input).unwrap();

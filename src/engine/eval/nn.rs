@@ -465,39 +465,40 @@ impl Network {
     /// computed afresh when both differ too much.
     pub fn evaluate_cached(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
         let sets = piece_sets(pos);
-        let distance = |e: &Option<Accumulator>| match e {
-            Some(a) => a.sets.iter().zip(&sets).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>(),
-            None => u32::MAX,
-        };
         let slot = slot.min(cache.slots.len() - 1);
-        let (d_slot, d_last) = (distance(&cache.slots[slot]), distance(&cache.slots[cache.last]));
-        let from = if d_slot <= d_last { slot } else { cache.last };
-        let d = d_slot.min(d_last);
-        // A refresh adds a row per piece; an update one per changed piece.
-        let acc = if d <= pos.occupied().count_ones() {
-            let mut acc = cache.slots[from].unwrap_or_else(|| self.refresh(pos));
-            self.update(&mut acc, pos);
-            acc
-        } else {
-            self.refresh(pos)
+        let distance = |i: usize| match cache.valid[i] {
+            true => cache.slots[i].sets.iter().zip(&sets).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>(),
+            false => u32::MAX,
         };
-        cache.slots[slot] = Some(acc);
+        let (d_slot, d_last) = (distance(slot), distance(cache.last));
+        // A refresh adds a row per piece; an update one per changed piece.
+        if d_slot.min(d_last) > pos.occupied().count_ones() {
+            cache.slots[slot] = self.refresh(pos);
+        } else {
+            if d_last < d_slot {
+                cache.slots[slot] = cache.slots[cache.last];
+            }
+            self.update(&mut cache.slots[slot], pos);
+        }
+        cache.valid[slot] = true;
         cache.last = slot;
-        self.output(&acc, pos.side())
+        self.output(&cache.slots[slot], pos.side())
     }
 }
 
 /// Accumulators a search thread keeps between evaluations, one per ply.
 #[derive(Clone, Debug)]
 pub struct NetCache {
-    slots: Vec<Option<Accumulator>>,
+    slots: Vec<Accumulator>,
+    valid: Vec<bool>,
     last: usize,
 }
 
 impl NetCache {
     /// Room for `slots` plies.
     pub fn new(slots: usize) -> NetCache {
-        NetCache { slots: vec![None; slots.max(1)], last: 0 }
+        let empty = Accumulator { sets: [0; 4], views: [Cells([0; HIDDEN]); 2] };
+        NetCache { slots: vec![empty; slots.max(1)], valid: vec![false; slots.max(1)], last: 0 }
     }
 }
 
@@ -551,45 +552,41 @@ mod avx2 {
 
     /// The second layer: clipped ReLU of both views, then one i16 x i16 ->
     /// i32 dot product per output cell (the same sums as the scalar path:
-    /// the products and their sums fit in i32).
+    /// the products and their sums fit in i32). Eight output cells at a
+    /// time, so that each input chunk is loaded and clipped once per eight.
     ///
     /// # Safety
     /// The processor must have AVX2; `w2.len() >= L2 * 2 * HIDDEN`.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn layer2(own: &[i16; HIDDEN], other: &[i16; HIDDEN], w2: &[i16], z: &mut [i32; L2]) {
+        const BLOCK: usize = 8;
+        const _: () = assert!(L2.is_multiple_of(BLOCK) && HIDDEN.is_multiple_of(16));
         debug_assert!(w2.len() >= L2 * 2 * HIDDEN);
-        let mut a = [[0i16; 16]; 2 * HIDDEN / 16];
         let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA as i16));
-        for (k, chunk) in a.iter_mut().enumerate() {
-            let src = if k < HIDDEN / 16 {
-                own.as_ptr().wrapping_add(16 * k)
-            } else {
-                other.as_ptr().wrapping_add(16 * k - HIDDEN)
-            };
-            // SAFETY: src points at 16 cells inside `own` or `other`.
-            unsafe {
-                let x = _mm256_loadu_si256(src.cast());
-                let y = _mm256_min_epi16(_mm256_max_epi16(x, zero), top);
-                _mm256_storeu_si256(chunk.as_mut_ptr().cast(), y);
-            }
-        }
-        for (j, zj) in z.iter_mut().enumerate() {
-            let mut sum = _mm256_setzero_si256();
-            for (k, chunk) in a.iter().enumerate() {
-                // SAFETY: the row j of w2 has 2 HIDDEN elements; chunk k
-                // reads 16 of them at 16 k.
+        for block in 0..L2 / BLOCK {
+            let mut sums = [_mm256_setzero_si256(); BLOCK];
+            for k in 0..2 * HIDDEN / 16 {
+                let src = if k < HIDDEN / 16 { &own[16 * k..] } else { &other[16 * k - HIDDEN..] };
+                // SAFETY: `src` has at least 16 cells; row (block * BLOCK +
+                // r) of w2 has 2 HIDDEN elements, of which 16 are read at 16 k.
                 unsafe {
-                    let w = _mm256_loadu_si256(w2.as_ptr().add(j * 2 * HIDDEN + 16 * k).cast());
-                    let x = _mm256_loadu_si256(chunk.as_ptr().cast());
-                    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(x, w));
+                    let x = _mm256_loadu_si256(src.as_ptr().cast());
+                    let x = _mm256_min_epi16(_mm256_max_epi16(x, zero), top);
+                    for (r, sum) in sums.iter_mut().enumerate() {
+                        let at = (block * BLOCK + r) * 2 * HIDDEN + 16 * k;
+                        let w = _mm256_loadu_si256(w2.as_ptr().add(at).cast());
+                        *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(x, w));
+                    }
                 }
             }
-            let lo = _mm256_castsi256_si128(sum);
-            let hi = _mm256_extracti128_si256(sum, 1);
-            let s = _mm_add_epi32(lo, hi);
-            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
-            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
-            *zj = _mm_cvtsi128_si32(s);
+            for (r, sum) in sums.iter().enumerate() {
+                let lo = _mm256_castsi256_si128(*sum);
+                let hi = _mm256_extracti128_si256(*sum, 1);
+                let s = _mm_add_epi32(lo, hi);
+                let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+                let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+                z[block * BLOCK + r] = _mm_cvtsi128_si32(s);
+            }
         }
     }
 }

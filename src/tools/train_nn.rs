@@ -1,0 +1,526 @@
+//! `dammer tune --layout nn`: fits the neural evaluation ([`FloatNetwork`])
+//! to self-play data by mini-batch Adam, then writes the integer network.
+//!
+//! The model's output `y` (men, side to move's view) predicts
+//! `sigmoid(100 y / K)` against the same target as the pattern fits: the
+//! game result blended with the stored search score (`lambda`), with
+//! cross-entropy loss. Gradients are computed in parallel over slices of a
+//! batch and summed. After every step the weights are clipped to what the
+//! integer network holds, so quantisation only rounds. A tenth of the
+//! games (by game number) is held out; each epoch reports the validation
+//! loss of the float network and of its integer copy, and how far their
+//! scores are apart.
+//!
+//! Memory: a position takes 16 bytes plus one a piece (about 50 bytes), so
+//! 20 million positions take about 1 GB.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::base::rng::SplitMix;
+use crate::engine::eval::nn::{
+    bucket, for_each_input, mirror_input, FloatNetwork, Network, BUCKETS, HIDDEN, INPUTS, L2,
+};
+use crate::rules::position::Color;
+use crate::tools::selfplay::Record;
+
+/// One position reduced to what the network reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Head {
+    /// First input in [`NetSamples::inputs`].
+    start: u64,
+    /// Number of inputs (pieces).
+    len: u8,
+    /// Whether Black is to move.
+    black: bool,
+    /// Target probability that White wins.
+    target: f32,
+    /// The game's result for White: 0, 0.5 or 1.
+    result: f32,
+}
+
+/// Training positions: per position a head and its White-view inputs.
+#[derive(Clone, Debug, Default)]
+pub struct NetSamples {
+    heads: Vec<Head>,
+    inputs: Vec<u8>,
+}
+
+impl NetSamples {
+    /// Adds `records` with the target `(1 - lambda) * result + lambda *
+    /// sigmoid(score / k)`.
+    pub fn extend(&mut self, records: &[Record], lambda: f64, k: f64) {
+        for r in records {
+            let start = self.inputs.len() as u64;
+            for_each_input(&r.position, |f| self.inputs.push(f as u8));
+            let result = (f64::from(r.result) + 1.0) / 2.0;
+            let searched = sigmoid(f64::from(r.score) / k);
+            self.heads.push(Head {
+                start,
+                len: (self.inputs.len() as u64 - start) as u8,
+                black: r.position.side() == Color::Black,
+                target: ((1.0 - lambda) * result + lambda * searched) as f32,
+                result: result as f32,
+            });
+        }
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.heads.is_empty()
+    }
+
+    fn inputs(&self, h: &Head) -> &[u8] {
+        &self.inputs[h.start as usize..h.start as usize + usize::from(h.len)]
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn cross_entropy(p: f64, y: f64) -> f64 {
+    let p = p.clamp(1e-9, 1.0 - 1e-9);
+    -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+}
+
+/// The forward pass of one position, kept for the backward pass.
+struct Pass {
+    acc: [[f32; HIDDEN]; 2],
+    a1: [f32; 2 * HIDDEN],
+    z2: [f32; L2],
+    a2: [f32; L2],
+    bucket: usize,
+    us: usize,
+    y: f32,
+}
+
+fn forward(net: &FloatNetwork, inputs: &[u8], black: bool) -> Pass {
+    let mut acc = [[0f32; HIDDEN]; 2];
+    acc[0].copy_from_slice(&net.b1);
+    acc[1].copy_from_slice(&net.b1);
+    for &f in inputs {
+        for (view, input) in [usize::from(f), mirror_input(usize::from(f))].into_iter().enumerate() {
+            let row = &net.w1[input * HIDDEN..(input + 1) * HIDDEN];
+            acc[view].iter_mut().zip(row).for_each(|(a, w)| *a += w);
+        }
+    }
+    let us = usize::from(black);
+    let mut a1 = [0f32; 2 * HIDDEN];
+    for i in 0..HIDDEN {
+        a1[i] = acc[us][i].clamp(0.0, 1.0);
+        a1[HIDDEN + i] = acc[1 - us][i].clamp(0.0, 1.0);
+    }
+    let b = bucket(inputs.len() as u32);
+    let mut z2 = [0f32; L2];
+    let mut a2 = [0f32; L2];
+    let mut y = net.b3[b];
+    for j in 0..L2 {
+        let row = &net.w2[(b * L2 + j) * 2 * HIDDEN..(b * L2 + j + 1) * 2 * HIDDEN];
+        z2[j] = net.b2[b * L2 + j] + row.iter().zip(&a1).map(|(w, a)| w * a).sum::<f32>();
+        a2[j] = z2[j].clamp(0.0, 1.0);
+        y += net.w3[b * L2 + j] * a2[j];
+    }
+    Pass { acc, a1, z2, a2, bucket: b, us, y }
+}
+
+/// Adds the gradient of the loss (for output gradient `dy`) to `g`.
+fn backward(net: &FloatNetwork, inputs: &[u8], pass: &Pass, dy: f32, g: &mut FloatNetwork) {
+    let b = pass.bucket;
+    g.b3[b] += dy;
+    let mut da1 = [0f32; 2 * HIDDEN];
+    for j in 0..L2 {
+        g.w3[b * L2 + j] += dy * pass.a2[j];
+        if pass.z2[j] <= 0.0 || pass.z2[j] >= 1.0 {
+            continue;
+        }
+        let dz = dy * net.w3[b * L2 + j];
+        g.b2[b * L2 + j] += dz;
+        let at = (b * L2 + j) * 2 * HIDDEN;
+        let (row, grow) = (&net.w2[at..at + 2 * HIDDEN], &mut g.w2[at..at + 2 * HIDDEN]);
+        for i in 0..2 * HIDDEN {
+            grow[i] += dz * pass.a1[i];
+            da1[i] += dz * row[i];
+        }
+    }
+    // Back through the clipped ReLU to each view's cells.
+    let mut dacc = [[0f32; HIDDEN]; 2];
+    for i in 0..HIDDEN {
+        let (own, other) = (pass.acc[pass.us][i], pass.acc[1 - pass.us][i]);
+        dacc[pass.us][i] = if own > 0.0 && own < 1.0 { da1[i] } else { 0.0 };
+        dacc[1 - pass.us][i] = if other > 0.0 && other < 1.0 { da1[HIDDEN + i] } else { 0.0 };
+    }
+    for (i, gb) in g.b1.iter_mut().enumerate() {
+        *gb += dacc[0][i] + dacc[1][i];
+    }
+    for &f in inputs {
+        for (view, input) in [usize::from(f), mirror_input(usize::from(f))].into_iter().enumerate() {
+            let row = &mut g.w1[input * HIDDEN..(input + 1) * HIDDEN];
+            row.iter_mut().zip(&dacc[view]).for_each(|(r, d)| *r += d);
+        }
+    }
+}
+
+/// Adds `b` to `a`, weight by weight.
+fn add_into(a: &mut FloatNetwork, b: &FloatNetwork) {
+    let mut b = b.clone();
+    for (x, y) in a.arrays_mut().into_iter().zip(b.arrays_mut()) {
+        x.iter_mut().zip(y.iter()).for_each(|(p, q)| *p += q);
+    }
+}
+
+/// A network to start from: small random first and second layers with
+/// biases that put the cells in the clipped ReLU's linear range.
+pub fn initial(seed: u64) -> FloatNetwork {
+    let mut rng = SplitMix(seed);
+    let mut uniform = |s: f32| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) as f32 * s;
+    let mut net = FloatNetwork::zeros();
+    net.w1.iter_mut().for_each(|x| *x = uniform(0.1));
+    net.b1.iter_mut().for_each(|x| *x = 0.5);
+    net.w2.iter_mut().for_each(|x| *x = uniform(1.0 / (2.0 * HIDDEN as f32).sqrt()));
+    net.b2.iter_mut().for_each(|x| *x = 0.5);
+    net.w3.iter_mut().for_each(|x| *x = uniform(0.5));
+    net
+}
+
+/// Losses of a network on a sample set.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Losses {
+    /// Mean cross-entropy against the targets (float network).
+    pub target: f64,
+    /// The same against the game results alone.
+    pub results: f64,
+    /// Mean cross-entropy against the targets of the integer network.
+    pub integer: f64,
+    /// Mean |integer - float| score, hundredths of a man.
+    pub gap: f64,
+}
+
+/// The losses of `net` (and of `quantised`, its integer copy) on `samples`.
+pub fn losses(samples: &NetSamples, net: &FloatNetwork, quantised: &Network, k: f64) -> Losses {
+    if samples.is_empty() {
+        return Losses::default();
+    }
+    let sums = (0..samples.len())
+        .into_par_iter()
+        .map(|i| {
+            let h = &samples.heads[i];
+            let inputs = samples.inputs(h);
+            let y = f64::from(forward(net, inputs, h.black).y) * 100.0;
+            let pos = position_of(inputs, h.black);
+            let q = f64::from(quantised.evaluate(&pos));
+            let (t, r) = if h.black {
+                (1.0 - f64::from(h.target), 1.0 - f64::from(h.result))
+            } else {
+                (f64::from(h.target), f64::from(h.result))
+            };
+            let p = sigmoid(y / k);
+            [cross_entropy(p, t), cross_entropy(p, r), cross_entropy(sigmoid(q / k), t), (q - y).abs()]
+        })
+        .reduce(|| [0.0; 4], |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]);
+    let n = samples.len() as f64;
+    Losses { target: sums[0] / n, results: sums[1] / n, integer: sums[2] / n, gap: sums[3] / n }
+}
+
+/// The position of stored inputs (for the integer network, which reads
+/// positions).
+fn position_of(inputs: &[u8], black: bool) -> crate::rules::position::Position {
+    use crate::rules::bitboard::square_bb;
+    let (mut white, mut blk, mut kings) = (0, 0, 0);
+    for &f in inputs {
+        let (kind, sq) = (usize::from(f) / 50, (usize::from(f) % 50 + 1) as u8);
+        let b = square_bb(sq);
+        if kind < 2 {
+            white |= b;
+        } else {
+            blk |= b;
+        }
+        if kind % 2 == 1 {
+            kings |= b;
+        }
+    }
+    let side = if black { Color::Black } else { Color::White };
+    crate::rules::position::Position::from_parts(white, blk, kings, side)
+        .unwrap_or_else(|_| crate::rules::position::Position::start())
+}
+
+/// Training settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Self-play data files.
+    pub data: Vec<PathBuf>,
+    /// The network file to write (after every epoch); the float weights go
+    /// next to it with `.float` appended, for `init`.
+    pub out: PathBuf,
+    /// Passes over the data.
+    pub epochs: usize,
+    /// Positions per step.
+    pub batch: usize,
+    /// Adam's step size.
+    pub lr: f64,
+    /// Share of the search score in the target.
+    pub lambda: f64,
+    /// The sigmoid's scale, hundredths of a man.
+    pub k: f64,
+    /// Start from these float weights (a `.float` file) instead of random ones.
+    pub init: Option<PathBuf>,
+    /// Seed of the initial weights and the shuffling.
+    pub seed: u64,
+}
+
+/// Losses per epoch (index 0: before training).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct History {
+    /// Running mean of the training loss over each epoch.
+    pub train: Vec<f64>,
+    /// Validation losses after each epoch.
+    pub validation: Vec<Losses>,
+}
+
+/// Fits `net` to `train`, reporting on `validation`; `save` gets the
+/// network after each epoch.
+pub fn fit(
+    cfg: &Config,
+    net: &mut FloatNetwork,
+    train: &NetSamples,
+    validation: &NetSamples,
+    progress: &mut dyn FnMut(&str),
+    save: &mut dyn FnMut(&FloatNetwork) -> Result<(), String>,
+) -> Result<History, String> {
+    let mut history = History::default();
+    net.clip();
+    let v = losses(validation, net, &net.quantise(), cfg.k);
+    history.validation.push(v);
+    history.train.push(f64::NAN);
+    progress(&format!("epoch 0: validation loss {:.5} (results {:.5})", v.target, v.results));
+    let n = net.len();
+    let (mut m, mut s) = (vec![0f32; n], vec![0f32; n]);
+    let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
+    let mut step = 0i32;
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    let mut rng = SplitMix(cfg.seed ^ 0x5eed);
+    let batch = cfg.batch.max(1);
+    let slice = batch.div_ceil(4 * rayon::current_num_threads()).max(64);
+    for epoch in 1..=cfg.epochs {
+        let started = Instant::now();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let lr = cfg.lr * 0.5 * (1.0 + (std::f64::consts::PI * (epoch - 1) as f64 / cfg.epochs as f64).cos());
+        let mut running = 0f64;
+        for chunk in order.chunks(batch) {
+            let scale = 100.0 / cfg.k / chunk.len() as f64;
+            let frozen = &*net;
+            let (grad, loss) = chunk
+                .par_chunks(slice)
+                .map(|part| {
+                    let mut g = FloatNetwork::zeros();
+                    let mut loss = 0f64;
+                    for &i in part {
+                        let h = &train.heads[i as usize];
+                        let inputs = train.inputs(h);
+                        let pass = forward(frozen, inputs, h.black);
+                        let t = if h.black { 1.0 - f64::from(h.target) } else { f64::from(h.target) };
+                        let p = sigmoid(f64::from(pass.y) * 100.0 / cfg.k);
+                        loss += cross_entropy(p, t);
+                        backward(frozen, inputs, &pass, ((p - t) * scale) as f32, &mut g);
+                    }
+                    (g, loss)
+                })
+                .reduce(
+                    || (FloatNetwork::zeros(), 0.0),
+                    |mut a, b| {
+                        add_into(&mut a.0, &b.0);
+                        (a.0, a.1 + b.1)
+                    },
+                );
+            running += loss;
+            step += 1;
+            let (c1, c2) = (1.0 - beta1.powi(step), 1.0 - beta2.powi(step));
+            let mut grad = grad;
+            let mut k = 0;
+            for (w, g) in net.arrays_mut().into_iter().zip(grad.arrays_mut()) {
+                for (x, &gx) in w.iter_mut().zip(g.iter()) {
+                    let gx = f64::from(gx);
+                    let mk = beta1 * f64::from(m[k]) + (1.0 - beta1) * gx;
+                    let sk = beta2 * f64::from(s[k]) + (1.0 - beta2) * gx * gx;
+                    m[k] = mk as f32;
+                    s[k] = sk as f32;
+                    *x -= (lr * (mk / c1) / ((sk / c2).sqrt() + eps)) as f32;
+                    k += 1;
+                }
+            }
+            net.clip();
+        }
+        let tl = running / train.len().max(1) as f64;
+        let v = losses(validation, net, &net.quantise(), cfg.k);
+        history.train.push(tl);
+        history.validation.push(v);
+        save(net)?;
+        progress(&format!(
+            "epoch {epoch}: train loss {tl:.5}, validation loss {:.5} (results {:.5}), integer network {:.5}, integer-float gap {:.2} hundredths ({:.1}s)",
+            v.target,
+            v.results,
+            v.integer,
+            v.gap,
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(history)
+}
+
+/// Where the float weights of `out` go.
+pub fn float_path(out: &Path) -> PathBuf {
+    let mut p = out.as_os_str().to_owned();
+    p.push(".float");
+    PathBuf::from(p)
+}
+
+/// Reads the data, splits it, fits, and writes the network (and its float
+/// weights) after every epoch.
+pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, String> {
+    let mut net = match &cfg.init {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            FloatNetwork::from_bytes(&bytes).ok_or_else(|| {
+                format!("{} is not a float network of this shape (a .float file)", path.display())
+            })?
+        }
+        None => initial(cfg.seed),
+    };
+    let started = Instant::now();
+    let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
+    for path in &cfg.data {
+        let records = crate::tools::selfplay::read_records(path)?;
+        progress(&format!("{}: {} positions", path.display(), records.len()));
+        let (v, t): (Vec<Record>, Vec<Record>) = records.into_iter().partition(|r| r.game % 10 == 0);
+        train.extend(&t, cfg.lambda, cfg.k);
+        val.extend(&v, cfg.lambda, cfg.k);
+    }
+    if train.is_empty() {
+        return Err("no training positions".into());
+    }
+    progress(&format!(
+        "network {INPUTS}x2-{HIDDEN}x2-{L2}-1, {BUCKETS} buckets, {} weights: {} training and {} validation positions (read in {:.1}s)",
+        net.len(),
+        train.len(),
+        val.len(),
+        started.elapsed().as_secs_f64()
+    ));
+    let out = cfg.out.clone();
+    fit(cfg, &mut net, &train, &val, progress, &mut |n| {
+        std::fs::write(&out, n.quantise().to_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        let fp = float_path(&out);
+        std::fs::write(&fp, n.to_bytes()).map_err(|e| format!("cannot write {}: {e}", fp.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::position::Position;
+
+    #[test]
+    fn stored_inputs_give_back_the_position() {
+        let pos = Position::from_fen("B:W6,K7,31,32:B1,K25,44").expect("fen");
+        let mut s = NetSamples::default();
+        s.extend(&[Record { position: pos, game: 1, score: 0, result: 0 }], 0.5, 125.0);
+        assert_eq!(position_of(s.inputs(&s.heads[0]), true), pos);
+    }
+
+    #[test]
+    fn the_gradient_matches_finite_differences() {
+        let mut net = initial(3);
+        let pos = Position::from_fen("W:W31,33,36,K40,45:B5,8,K12,19").expect("fen");
+        let mut inputs = Vec::new();
+        for_each_input(&pos, |f| inputs.push(f as u8));
+        let black = false;
+        let loss = |n: &FloatNetwork| {
+            let y = forward(n, &inputs, black).y;
+            0.5 * f64::from(y) * f64::from(y)
+        };
+        let pass = forward(&net, &inputs, black);
+        let mut g = FloatNetwork::zeros();
+        backward(&net, &inputs, &pass, pass.y, &mut g);
+        let b = bucket(inputs.len() as u32);
+        let first = usize::from(inputs[0]);
+        // One weight of each layer that the position uses.
+        let picks = [
+            (0usize, first * HIDDEN + 3),
+            (1, 3),
+            (2, b * L2 * 2 * HIDDEN + 5),
+            (3, b * L2 + 2),
+            (4, b * L2 + 1),
+            (5, b),
+        ];
+        for (array, index) in picks {
+            let analytic = f64::from(g.arrays_mut()[array][index]);
+            let h = 1e-2f32;
+            let mut plus = net.clone();
+            plus.arrays_mut()[array][index] += h;
+            let mut minus = net.clone();
+            minus.arrays_mut()[array][index] -= h;
+            let numeric = (loss(&plus) - loss(&minus)) / (2.0 * f64::from(h));
+            assert!(
+                (analytic - numeric).abs() <= 1e-3 + 0.02 * numeric.abs(),
+                "array {array} index {index}: analytic {analytic}, numeric {numeric}"
+            );
+        }
+        net.clip();
+    }
+
+    #[test]
+    fn a_fit_learns_material() {
+        // Positions where White has a man more are won, the mirror lost.
+        let mut records = Vec::new();
+        let mut rng = SplitMix(5);
+        for game in 0..400u32 {
+            let mut squares: Vec<u8> = (1..=50).collect();
+            for i in (1..squares.len()).rev() {
+                squares.swap(i, rng.below(i + 1));
+            }
+            let (w, b) = (&squares[..6], &squares[6..11]);
+            let fen = |set: &[u8]| set.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",");
+            let text = format!("W:W{}:B{}", fen(w), fen(b));
+            if let Ok(pos) = Position::from_fen(&text) {
+                if pos.pieces(Color::White).count_ones() == 6 {
+                    records.push(Record { position: pos, game, score: 100, result: 1 });
+                    records.push(Record { position: pos.flipped(), game, score: -100, result: -1 });
+                }
+            }
+        }
+        let (v, t): (Vec<Record>, Vec<Record>) = records.into_iter().partition(|r| r.game % 10 == 0);
+        let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
+        train.extend(&t, 0.0, 125.0);
+        val.extend(&v, 0.0, 125.0);
+        let cfg = Config {
+            data: vec![],
+            out: PathBuf::new(),
+            epochs: 30,
+            batch: 64,
+            lr: 0.01,
+            lambda: 0.0,
+            k: 125.0,
+            init: None,
+            seed: 1,
+        };
+        let mut net = initial(1);
+        let history = fit(&cfg, &mut net, &train, &val, &mut |_| {}, &mut |_| Ok(())).expect("fit");
+        let last = history.validation.last().copied().unwrap_or_default();
+        assert!(
+            last.target < 0.2,
+            "validation loss {} (started {})",
+            last.target,
+            history.validation[0].target
+        );
+        assert!(last.gap < 5.0, "integer network {} hundredths away", last.gap);
+    }
+}
