@@ -12,8 +12,9 @@ use crate::rules::position::Position;
 /// Which evaluation to use.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EvalArgs {
-    /// `learned` (the strongest learned evaluation), `regions` (12-square
-    /// patterns), `windows` (4x4 patterns) or `hand` (the hand-written one).
+    /// `learned` (the strongest learned evaluation), `nn` (the neural
+    /// network), `regions` (12-square patterns), `windows` (4x4 patterns)
+    /// or `hand` (the hand-written one).
     #[arg(long, default_value = crate::engine::eval::DEFAULT_EVAL)]
     pub eval: String,
     /// A weights file for the learned evaluation (default: the embedded one).

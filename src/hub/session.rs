@@ -321,7 +321,7 @@ impl Hub {
         ));
         emit(&format!("param name=ponder value={} type=bool", self.params.ponder));
         emit(&format!(
-            "param name=eval value={} type=enum values=\"learned regions windows hand\"",
+            "param name=eval value={} type=enum values=\"learned nn regions windows hand\"",
             self.params.eval
         ));
         emit(&format!("param name=weights value={} type=string", quote(&self.params.weights)));

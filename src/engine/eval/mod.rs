@@ -302,10 +302,12 @@ pub enum Evaluation {
 /// The evaluation Dammer plays with unless told otherwise.
 pub const DEFAULT_EVAL: &str = "learned";
 
-/// The layout `learned` means: the strongest learned evaluation, as
-/// measured by matches (`docs/strength.md`). The regions fitted so far
-/// (22 M positions) play level with the windows at 0.1 s a move, so the
-/// windows stay the default until a regions generation beats them.
+/// What `learned` means: the strongest learned evaluation, as measured by
+/// matches (`docs/strength.md`, `docs/training.md`).
+pub const DEFAULT_LEARNED: &str = "windows";
+
+/// The pattern layout `learned` meant before the network (the regions
+/// fitted so far play level with the windows).
 pub const DEFAULT_LAYOUT: Layout = Layout::Windows;
 
 /// The names [`Evaluation::from_name`] accepts.
@@ -315,10 +317,14 @@ static EMBEDDED_WINDOWS: std::sync::LazyLock<Arc<PatternEval>> =
     std::sync::LazyLock::new(|| Arc::new(PatternEval::new(&weights::embedded(Layout::Windows).w)));
 static EMBEDDED_REGIONS: std::sync::LazyLock<Arc<RegionEval>> =
     std::sync::LazyLock::new(|| Arc::new(RegionEval::new(&weights::embedded(Layout::Regions).w)));
+static EMBEDDED_NETWORK: std::sync::LazyLock<Arc<Network>> = std::sync::LazyLock::new(|| {
+    // The build embeds a file that the tests read back: it decodes.
+    Arc::new(Network::from_bytes(nn::EMBEDDED).unwrap_or_else(|e| panic!("embedded network: {e}")))
+});
 
 impl Default for Evaluation {
     fn default() -> Self {
-        Evaluation::embedded(DEFAULT_LAYOUT)
+        Evaluation::from_name(DEFAULT_LEARNED, None).unwrap_or(Evaluation::Hand)
     }
 }
 
@@ -380,11 +386,11 @@ impl Evaluation {
         }
     }
 
-    /// The evaluation named `hand`, `windows`, `regions` or `learned` (the
-    /// strongest learned one, [`DEFAULT_LAYOUT`]); a learned one with the
-    /// weights file at `weights` when given (the embedded weights when
-    /// None). With a file, `learned` takes the file's layout; a named
-    /// layout must match it.
+    /// The evaluation named `hand`, `nn`, `windows`, `regions` or
+    /// `learned` (the strongest learned one, [`DEFAULT_LEARNED`]); a learned
+    /// one with the weights file at `weights` when given (the embedded
+    /// weights when None). With a file, `learned` takes the file's kind (a
+    /// network or a pattern layout); a named one must match it.
     pub fn from_name(name: &str, weights: Option<&std::path::Path>) -> Result<Evaluation, String> {
         let layout = match name {
             "hand" => return Ok(Evaluation::Hand),
@@ -393,9 +399,10 @@ impl Evaluation {
                     Some(path) => {
                         Ok(Evaluation::Network(Arc::new(Network::load(path).map_err(|e| e.to_string())?)))
                     }
-                    None => Err("the nn evaluation needs a network file (--weights FILE)".into()),
+                    None => Ok(Evaluation::Network(EMBEDDED_NETWORK.clone())),
                 }
             }
+            "learned" if weights.is_none() => return Evaluation::from_name(DEFAULT_LEARNED, None),
             "learned" => None,
             other => match Layout::from_name(other) {
                 Some(l) => Some(l),

@@ -244,6 +244,9 @@ impl std::fmt::Debug for Network {
     }
 }
 
+/// The network shipped in the binary (see `docs/training.md`).
+pub const EMBEDDED: &[u8] = include_bytes!("nn.bin");
+
 const MAGIC: &[u8; 8] = b"DAMMERNN";
 const VERSION: u32 = 1;
 const HEADER: usize = MAGIC.len() + 5 * 4;
@@ -683,6 +686,18 @@ mod tests {
             assert_eq!(net.evaluate(&pos), net.evaluate(&m), "{}", pos.to_fen());
             assert!((float.evaluate(&pos) - float.evaluate(&m)).abs() < 1e-4);
         }
+    }
+
+    #[test]
+    fn the_embedded_network_decodes_and_is_sane() {
+        let net = Network::from_bytes(EMBEDDED).expect("embedded network");
+        assert_eq!(net.evaluate(&Position::start()).abs().min(30), net.evaluate(&Position::start()).abs());
+        // A man up is better than level, for either side to move.
+        let up = Position::from_fen("W:W31,32,33,34,35,36:B1,2,3,4,5").expect("fen");
+        assert!(net.evaluate(&up) > 50, "{}", net.evaluate(&up));
+        let down = Position::from_fen("B:W31,32,33,34,35,36:B1,2,3,4,5").expect("fen");
+        assert!(net.evaluate(&down) < -50, "{}", net.evaluate(&down));
+        assert_eq!(net.evaluate(&up.flipped()), net.evaluate(&up));
     }
 
     #[test]
