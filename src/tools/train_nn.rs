@@ -20,6 +20,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::base::rng::SplitMix;
+use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::nn::{
     bucket, for_each_input, mirror_input, FloatNetwork, Network, BUCKETS, HIDDEN, INPUTS, L2,
 };
@@ -50,21 +51,36 @@ pub struct NetSamples {
 
 impl NetSamples {
     /// Adds `records` with the target `(1 - lambda) * result + lambda *
-    /// sigmoid(score / k)`.
-    pub fn extend(&mut self, records: &[Record], lambda: f64, k: f64) {
+    /// sigmoid(score / k)`, or the exact value where `tables` have the
+    /// position (1 a White win, 0.5 a draw, 0 a loss). Returns how many
+    /// took the tables' value.
+    pub fn extend(&mut self, records: &[Record], lambda: f64, k: f64, tables: Option<&Tables>) -> usize {
+        let mut exact = 0;
+        let mut list = crate::rules::movegen::MoveList::new();
         for r in records {
             let start = self.inputs.len() as u64;
             for_each_input(&r.position, |f| self.inputs.push(f as u8));
             let result = (f64::from(r.result) + 1.0) / 2.0;
             let searched = sigmoid(f64::from(r.score) / k);
+            let mut target = (1.0 - lambda) * result + lambda * searched;
+            if let Some(wdl) = tables.and_then(|t| t.probe_with(&r.position, &mut list)) {
+                let to_move = match wdl {
+                    Wdl::Win => 1.0,
+                    Wdl::Draw => 0.5,
+                    Wdl::Loss => 0.0,
+                };
+                target = if r.position.side() == Color::White { to_move } else { 1.0 - to_move };
+                exact += 1;
+            }
             self.heads.push(Head {
                 start,
                 len: (self.inputs.len() as u64 - start) as u8,
                 black: r.position.side() == Color::Black,
-                target: ((1.0 - lambda) * result + lambda * searched) as f32,
+                target: target as f32,
                 result: result as f32,
             });
         }
+        exact
     }
 
     /// Number of positions.
@@ -384,8 +400,9 @@ pub fn float_path(out: &Path) -> PathBuf {
 }
 
 /// Reads the data, splits it, fits, and writes the network (and its float
-/// weights) after every epoch.
-pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, String> {
+/// weights) after every epoch. Positions that `tables` hold are labelled
+/// with their exact value.
+pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)) -> Result<History, String> {
     let mut net = match &cfg.init {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -401,8 +418,10 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, Stri
         let records = crate::tools::selfplay::read_records(path)?;
         progress(&format!("{}: {} positions", path.display(), records.len()));
         let (v, t): (Vec<Record>, Vec<Record>) = records.into_iter().partition(|r| r.game % 10 == 0);
-        train.extend(&t, cfg.lambda, cfg.k);
-        val.extend(&v, cfg.lambda, cfg.k);
+        let exact = train.extend(&t, cfg.lambda, cfg.k, tables) + val.extend(&v, cfg.lambda, cfg.k, tables);
+        if let Some(t) = tables {
+            progress(&format!("{exact} positions labelled by the {}-piece tables", t.max_pieces()));
+        }
     }
     if train.is_empty() {
         return Err("no training positions".into());
@@ -432,8 +451,31 @@ mod tests {
     fn stored_inputs_give_back_the_position() {
         let pos = Position::from_fen("B:W6,K7,31,32:B1,K25,44").expect("fen");
         let mut s = NetSamples::default();
-        s.extend(&[Record { position: pos, game: 1, score: 0, result: 0 }], 0.5, 125.0);
+        s.extend(&[Record { position: pos, game: 1, score: 0, result: 0 }], 0.5, 125.0, None);
         assert_eq!(position_of(s.inputs(&s.heads[0]), true), pos);
+    }
+
+    #[test]
+    fn table_positions_take_the_exact_value() {
+        let dir = std::env::temp_dir().join(format!("dammer-nn-tables-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        crate::tools::egdb::generate(&dir, 3, 1, |_| {}).expect("tables");
+        let tables = Tables::load(&dir, 3).expect("load").0;
+        // White to move wins 2 against 1 here; the game was lost (noise).
+        let won = Position::from_fen("W:WK46,K50:B5").expect("fen");
+        let far = Position::from_fen("W:W31,32,33,34:B1,2,3,4").expect("fen");
+        let mut s = NetSamples::default();
+        let records = [
+            Record { position: won, game: 1, score: 0, result: -1 },
+            Record { position: won.flipped(), game: 1, score: 0, result: -1 },
+            Record { position: far, game: 1, score: 0, result: -1 },
+        ];
+        assert_eq!(s.extend(&records, 0.5, 125.0, Some(&tables)), 2);
+        let targets: Vec<f32> = s.heads.iter().map(|h| h.target).collect();
+        assert_eq!(tables.probe(&won), Some(Wdl::Win));
+        assert_eq!(targets[..2], [1.0, 0.0]);
+        assert!((f64::from(targets[2]) - 0.25).abs() < 1e-6, "{targets:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -499,8 +541,8 @@ mod tests {
         }
         let (v, t): (Vec<Record>, Vec<Record>) = records.into_iter().partition(|r| r.game % 10 == 0);
         let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
-        train.extend(&t, 0.0, 125.0);
-        val.extend(&v, 0.0, 125.0);
+        train.extend(&t, 0.0, 125.0, None);
+        val.extend(&v, 0.0, 125.0, None);
         let cfg = Config {
             data: vec![],
             out: PathBuf::new(),

@@ -455,6 +455,10 @@ pub struct TuneArgs {
     /// Seed of the network's initial weights and of the shuffling.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Endgame tables: the network's fit labels the positions they hold
+    /// with their exact value.
+    #[command(flatten)]
+    pub egdb: crate::cli::EgdbArgs,
     /// Threads for the gradient (default: all cores).
     #[arg(long, value_parser = crate::engine::options::threads)]
     pub threads: Option<usize>,
@@ -462,7 +466,7 @@ pub struct TuneArgs {
 
 /// Runs `dammer tune`.
 pub fn run_cli(args: TuneArgs) -> Result<(), String> {
-    let TuneArgs { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed, threads } = args;
+    let TuneArgs { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed, egdb, threads } = args;
     let lr = lr.unwrap_or(if layout == Model::Network { 0.001 } else { 1.0 });
     if !(lr.is_finite() && lr > 0.0) {
         return Err(format!("--lr must be a positive number, not {lr}"));
@@ -484,11 +488,17 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
         Model::Pattern(l) => l,
         Model::Network => {
             let cfg = crate::tools::train_nn::Config { data, out, epochs, batch, lr, lambda, k, init, seed };
+            let tables = egdb.tables()?;
             return pool
-                .install(|| crate::tools::train_nn::run(&cfg, &mut |line| println!("{line}")))
+                .install(|| {
+                    crate::tools::train_nn::run(&cfg, tables.as_ref(), &mut |line| println!("{line}"))
+                })
                 .map(|_| ());
         }
     };
+    if egdb.egdb.is_some() {
+        return Err("--egdb labels the network's positions (--layout nn) only".into());
+    }
     let cfg = Config { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed };
     pool.install(|| run(&cfg, &mut |line| println!("{line}"))).map(|_| ())
 }
