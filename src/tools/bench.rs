@@ -87,11 +87,114 @@ pub struct BenchArgs {
     /// The evaluation (the `Bench:` number of commits is the default's).
     #[command(flatten)]
     pub eval: crate::cli::EvalArgs,
+    /// Instead of searching, time the network's parts (--eval nn, or the
+    /// embedded network): a refresh, an update by one move, the output
+    /// layers, and an evaluation through the search's cache.
+    #[arg(long)]
+    pub network: bool,
+}
+
+/// Nanoseconds per operation of the network's parts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NetworkCosts {
+    /// A refresh of both views from the biases.
+    pub refresh: f64,
+    /// An update of both views from the parent position (one move).
+    pub update: f64,
+    /// The layers after the accumulator.
+    pub output: f64,
+    /// An evaluation through a search thread's cache, along the same games.
+    pub cached: f64,
+    /// Positions timed.
+    pub positions: usize,
+}
+
+/// Times the parts of `net` over the positions of random games (seeded:
+/// the same positions every run), each position following its parent.
+pub fn network_costs(net: &crate::engine::eval::nn::Network) -> NetworkCosts {
+    use crate::engine::eval::nn::NetCache;
+    use crate::rules::movegen::legal_moves;
+    use crate::rules::position::Position;
+    let mut rng = crate::base::rng::SplitMix(2026);
+    let mut positions = Vec::new();
+    while positions.len() < 20_000 {
+        let mut pos = Position::start();
+        for _ in 0..150 {
+            let moves = legal_moves(&pos);
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.make(&moves.as_slice()[rng.below(moves.len())]);
+            positions.push(pos);
+        }
+    }
+    let n = positions.len();
+    let per = |t: Duration, reps: usize| t.as_nanos() as f64 / (n * reps) as f64;
+    let reps = 20;
+    let mut sink = 0i64;
+    let start = Instant::now();
+    for _ in 0..reps {
+        for p in &positions {
+            std::hint::black_box(net.refresh(p));
+        }
+    }
+    let refresh = per(start.elapsed(), reps);
+    let mut acc = net.refresh(&positions[0]);
+    let start = Instant::now();
+    for _ in 0..reps {
+        for p in &positions {
+            net.update(std::hint::black_box(&mut acc), p);
+        }
+    }
+    // Each game's first position follows the last one of another game:
+    // about one update in 150 is a large one.
+    let update = per(start.elapsed(), reps);
+    // A few accumulators, read over and over: the output layers' own cost,
+    // not the memory's (a search reads its ply's accumulator from cache).
+    let accs: Vec<_> = positions.iter().take(64).map(|p| net.refresh(p)).collect();
+    let start = Instant::now();
+    for _ in 0..reps {
+        for (i, p) in positions.iter().enumerate() {
+            sink = sink.wrapping_add(i64::from(net.output(std::hint::black_box(&accs[i % 64]), p.side())));
+        }
+    }
+    let output = per(start.elapsed(), reps);
+    let mut cache = NetCache::new(1);
+    let start = Instant::now();
+    for _ in 0..reps {
+        for p in &positions {
+            sink = sink.wrapping_add(i64::from(net.evaluate_cached(p, &mut cache, 0)));
+        }
+    }
+    let cached = per(start.elapsed(), reps);
+    std::hint::black_box(sink);
+    NetworkCosts { refresh, update, output, cached, positions: n }
 }
 
 /// Runs `dammer bench`, printing a line per position and the totals.
 pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
-    let BenchArgs { depth, threads, hash, eval } = args;
+    let BenchArgs { depth, threads, hash, eval, network } = args;
+    if *network {
+        let name = if eval.eval == crate::engine::eval::DEFAULT_EVAL && eval.weights.is_none() {
+            "nn"
+        } else {
+            &eval.eval
+        };
+        let Evaluation::Network(net) = Evaluation::from_name(name, eval.weights.as_deref())? else {
+            return Err("--network times the neural evaluation: --eval nn (or a network file)".into());
+        };
+        let c = network_costs(&net);
+        println!(
+            "network ({} path), {} positions of random games, ns each: refresh {:.1}, update by one move {:.1}, output layers {:.1}, evaluation through the cache {:.1}",
+            if net.uses_simd() { "AVX2" } else { "scalar" },
+            c.positions,
+            c.refresh,
+            c.update,
+            c.output,
+            c.cached
+        );
+        return Ok(());
+    }
     let report = run(*depth, *threads, *hash, eval.evaluation()?, |line| println!("{line}"));
     let secs = report.time.as_secs_f64();
     let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };

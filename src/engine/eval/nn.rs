@@ -540,6 +540,7 @@ mod avx2 {
     /// # Safety
     /// The processor must have AVX2; `row.len() >= HIDDEN`.
     #[target_feature(enable = "avx2")]
+    #[inline]
     pub(super) unsafe fn add_row(cells: &mut [i16; HIDDEN], row: &[i16], add: bool) {
         debug_assert!(row.len() >= HIDDEN);
         for i in (0..HIDDEN).step_by(16) {
