@@ -304,7 +304,7 @@ pub const DEFAULT_EVAL: &str = "learned";
 
 /// What `learned` means: the strongest learned evaluation, as measured by
 /// matches (`docs/strength.md`, `docs/training.md`).
-pub const DEFAULT_LEARNED: &str = "windows";
+pub const DEFAULT_LEARNED: &str = "nn";
 
 /// The pattern layout `learned` meant before the network (the regions
 /// fitted so far play level with the windows).
