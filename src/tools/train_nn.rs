@@ -26,6 +26,7 @@ use crate::engine::eval::nn::{
 };
 use crate::rules::position::Color;
 use crate::tools::selfplay::Record;
+use crate::tools::tune::{cross_entropy, sigmoid};
 
 /// One position reduced to what the network reads.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,15 +97,6 @@ impl NetSamples {
     fn inputs(&self, h: &Head) -> &[u8] {
         &self.inputs[h.start as usize..h.start as usize + usize::from(h.len)]
     }
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-fn cross_entropy(p: f64, y: f64) -> f64 {
-    let p = p.clamp(1e-9, 1.0 - 1e-9);
-    -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
 }
 
 /// The forward pass of one position, kept for the backward pass.

@@ -148,7 +148,7 @@ pub fn sigmoid(x: f64) -> f64 {
 }
 
 /// Cross-entropy of the prediction `p` against the target `y`.
-fn cross_entropy(p: f64, y: f64) -> f64 {
+pub(crate) fn cross_entropy(p: f64, y: f64) -> f64 {
     let p = p.clamp(1e-9, 1.0 - 1e-9);
     -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
 }

@@ -370,6 +370,11 @@ impl Network {
         self.p.w1.iter().chain(&self.p.b1).all(|&x| i32::from(x).abs() <= l1)
             && self.p.w2.iter().all(|&x| i32::from(x).abs() <= l2)
             && self.p.b2.iter().all(|&x| x.abs() <= l2 * QA)
+            && self
+                .p
+                .b3
+                .iter()
+                .all(|&x| x.abs() <= (f64::from(W3_LIMIT) * f64::from(QA * QB) * f64::from(QO)) as i64)
     }
 
     /// Loads a network file.
