@@ -404,6 +404,16 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         }
         None => initial(cfg.seed),
     };
+    let out = cfg.out.clone();
+    let mut save = |n: &FloatNetwork| {
+        std::fs::write(&out, n.quantise().to_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        let fp = float_path(&out);
+        std::fs::write(&fp, n.to_bytes()).map_err(|e| format!("cannot write {}: {e}", fp.display()))
+    };
+    // The starting network is written at once, so that an output that
+    // cannot be written is found before the data is read, not after an epoch.
+    save(&net)?;
     let started = Instant::now();
     let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
     for path in &cfg.data {
@@ -425,13 +435,7 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         val.len(),
         started.elapsed().as_secs_f64()
     ));
-    let out = cfg.out.clone();
-    fit(cfg, &mut net, &train, &val, progress, &mut |n| {
-        std::fs::write(&out, n.quantise().to_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-        let fp = float_path(&out);
-        std::fs::write(&fp, n.to_bytes()).map_err(|e| format!("cannot write {}: {e}", fp.display()))
-    })
+    fit(cfg, &mut net, &train, &val, progress, &mut save)
 }
 
 #[cfg(test)]
