@@ -87,9 +87,10 @@ pub struct BenchArgs {
     /// The evaluation (the `Bench:` number of commits is the default's).
     #[command(flatten)]
     pub eval: crate::cli::EvalArgs,
-    /// Instead of searching, time the network's parts (--eval nn, or the
-    /// embedded network): a refresh, an update by one move, the output
-    /// layers, and an evaluation through the search's cache.
+    /// Instead of searching, time the network's parts: a refresh, an update
+    /// by one move, the output layers, and an evaluation through the
+    /// search's cache (the evaluation must be the network: the default,
+    /// --eval nn or a network file).
     #[arg(long)]
     pub network: bool,
 }
@@ -175,12 +176,7 @@ pub fn network_costs(net: &crate::engine::eval::nn::Network) -> NetworkCosts {
 pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
     let BenchArgs { depth, threads, hash, eval, network } = args;
     if *network {
-        let name = if eval.eval == crate::engine::eval::DEFAULT_EVAL && eval.weights.is_none() {
-            "nn"
-        } else {
-            &eval.eval
-        };
-        let Evaluation::Network(net) = Evaluation::from_name(name, eval.weights.as_deref())? else {
+        let Evaluation::Network(net) = eval.evaluation()? else {
             return Err("--network times the neural evaluation: --eval nn (or a network file)".into());
         };
         let c = network_costs(&net);

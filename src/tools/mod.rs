@@ -7,6 +7,7 @@ pub mod bench;
 pub mod book;
 pub mod egdb;
 pub mod interrupt;
+pub mod loss;
 pub mod openings;
 pub mod selfplay;
 pub mod testset;

@@ -276,11 +276,11 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     if cfg.openings.is_empty() {
         return Err("no openings".into());
     }
-    let done = prepare(&cfg.out)?;
     let (k, n) = cfg.shard;
     if n == 0 || k == 0 || k > n {
         return Err(format!("shard {k}/{n}: expected K/N with 1 <= K <= N"));
     }
+    let done = prepare(&cfg.out)?;
     let todo: Vec<u32> = (0..cfg.games).filter(|g| g % n == k - 1 && !done.contains(g)).collect();
     let mut summary = Summary { total_games: done.len() as u32, ..Summary::default() };
     progress(&format!(

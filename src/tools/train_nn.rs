@@ -25,8 +25,8 @@ use crate::engine::eval::nn::{
     bucket, for_each_input, mirror_input, FloatNetwork, Network, BUCKETS, HIDDEN, INPUTS, L2,
 };
 use crate::rules::position::Color;
+use crate::tools::loss::{blended_target, cross_entropy, sigmoid};
 use crate::tools::selfplay::Record;
-use crate::tools::tune::{cross_entropy, sigmoid};
 
 /// One position reduced to what the network reads.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,8 +62,7 @@ impl NetSamples {
             let start = self.inputs.len() as u64;
             for_each_input(&r.position, |f| self.inputs.push(f as u8));
             let result = (f64::from(r.result) + 1.0) / 2.0;
-            let searched = sigmoid(f64::from(r.score) / k);
-            let mut target = (1.0 - lambda) * result + lambda * searched;
+            let mut target = blended_target(result, f64::from(r.score), lambda, k);
             if let Some(wdl) = tables.and_then(|t| t.probe_with(&r.position, &mut list)) {
                 let to_move = match wdl {
                     Wdl::Win => 1.0,
@@ -178,8 +177,7 @@ fn backward(net: &FloatNetwork, inputs: &[u8], pass: &Pass, dy: f32, g: &mut Flo
 
 /// Adds `b` to `a`, weight by weight.
 fn add_into(a: &mut FloatNetwork, b: &FloatNetwork) {
-    let mut b = b.clone();
-    for (x, y) in a.arrays_mut().into_iter().zip(b.arrays_mut()) {
+    for (x, y) in a.arrays_mut().into_iter().zip(b.arrays()) {
         x.iter_mut().zip(y.iter()).for_each(|(p, q)| *p += q);
     }
 }
@@ -352,9 +350,8 @@ pub fn fit(
             running += loss;
             step += 1;
             let (c1, c2) = (1.0 - beta1.powi(step), 1.0 - beta2.powi(step));
-            let mut grad = grad;
             let mut k = 0;
-            for (w, g) in net.arrays_mut().into_iter().zip(grad.arrays_mut()) {
+            for (w, g) in net.arrays_mut().into_iter().zip(grad.arrays()) {
                 for (x, &gx) in w.iter_mut().zip(g.iter()) {
                     let gx = f64::from(gx);
                     let mk = beta1 * f64::from(m[k]) + (1.0 - beta1) * gx;

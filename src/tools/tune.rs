@@ -22,6 +22,7 @@ use rayon::prelude::*;
 
 use crate::base::rng::SplitMix;
 use crate::engine::eval::weights::{Layout, PatternWeights, F_KINGS, F_MEN, WEIGHT_SCALE};
+use crate::tools::loss::{blended_target, cross_entropy, sigmoid};
 use crate::tools::selfplay::Record;
 
 /// Bits of a packed entry that hold the feature index.
@@ -83,12 +84,11 @@ impl Samples {
                     let start = entries.len() as u64;
                     let men = layout.sparse(&r.position, &mut |f, v| entries.push(pack(f, v)));
                     let result = (f64::from(r.result) + 1.0) / 2.0;
-                    let searched = sigmoid(f64::from(r.score) / k);
                     heads.push(Head {
                         start,
                         len: (entries.len() as u64 - start) as u16,
                         men,
-                        target: ((1.0 - lambda) * result + lambda * searched) as f32,
+                        target: blended_target(result, f64::from(r.score), lambda, k) as f32,
                         result: result as f32,
                     });
                 }
@@ -140,17 +140,6 @@ impl Samples {
     pub fn target(&self, i: usize) -> f64 {
         f64::from(self.heads[i].target)
     }
-}
-
-/// The logistic function.
-pub fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-/// Cross-entropy of the prediction `p` against the target `y`.
-pub(crate) fn cross_entropy(p: f64, y: f64) -> f64 {
-    let p = p.clamp(1e-9, 1.0 - 1e-9);
-    -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
 }
 
 /// Mean cross-entropy of the model on `samples`.

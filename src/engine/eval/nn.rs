@@ -19,8 +19,6 @@
 //! network ([`FloatNetwork`], what training fits) is the reference that the
 //! integer one approximates.
 
-use std::sync::Arc;
-
 use crate::base::checksum::fnv1a;
 use crate::engine::eval::weights::WeightsError;
 use crate::engine::score::{Score, EVAL_LIMIT};
@@ -119,6 +117,11 @@ impl FloatNetwork {
     }
 
     /// Every weight array, in file order.
+    pub fn arrays(&self) -> [&Vec<f32>; 6] {
+        [&self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3]
+    }
+
+    /// Every weight array, in file order, to change.
     pub fn arrays_mut(&mut self) -> [&mut Vec<f32>; 6] {
         [&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2, &mut self.w3, &mut self.b3]
     }
@@ -180,7 +183,7 @@ impl FloatNetwork {
     /// training.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(4 * self.len());
-        for a in [&self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3] {
+        for a in self.arrays() {
             for x in a {
                 out.extend_from_slice(&x.to_le_bytes());
             }
@@ -205,7 +208,7 @@ impl FloatNetwork {
 
     /// Number of weights.
     pub fn len(&self) -> usize {
-        self.w1.len() + self.b1.len() + self.w2.len() + self.b2.len() + self.w3.len() + self.b3.len()
+        self.arrays().iter().map(|a| a.len()).sum()
     }
 
     /// Whether it has no weights (never: the shape is fixed).
@@ -599,9 +602,6 @@ mod avx2 {
         }
     }
 }
-
-/// A network shared by the threads.
-pub type SharedNetwork = Arc<Network>;
 
 #[cfg(test)]
 mod tests {
