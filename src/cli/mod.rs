@@ -13,8 +13,9 @@ use crate::rules::position::Position;
 #[derive(clap::Args, Debug, Clone)]
 pub struct EvalArgs {
     /// `learned` (the strongest learned evaluation), `nn` (the neural
-    /// network), `regions` (12-square patterns), `windows` (4x4 patterns)
-    /// or `hand` (the hand-written one).
+    /// network), `regions` (12-square patterns), `windows` (4x4 patterns),
+    /// `hand` (the hand-written one) or `pst` (material and the men's rows:
+    /// weak on purpose).
     #[arg(long, default_value = crate::engine::eval::DEFAULT_EVAL)]
     pub eval: String,
     /// A weights file for the learned evaluation (default: the embedded one).

@@ -20,7 +20,7 @@ use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::Evaluation;
 use crate::engine::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_THREADS};
 use crate::engine::score::{Score, TB_WIN, WIN, WIN_BAND};
-use crate::engine::search::{EgdbMode, Info, Line, RootResult, Searcher, Shared, MAX_DEPTH};
+use crate::engine::search::{EgdbMode, Info, Line, RootResult, Searcher, Shared, MAX_DEPTH, MAX_PLY};
 use crate::engine::threads::ThreadPool;
 use crate::engine::time::{Limits, TimeManager};
 use crate::engine::tt::TranspositionTable;
@@ -383,6 +383,8 @@ impl Core {
             root_moves: &root_moves,
             multipv: limits.multipv.max(1),
             stop_when_proven: !limits.infinite && !limits.ponder && limits.depth.is_none(),
+            handicap: limits.handicap.min(crate::engine::time::MAX_HANDICAP),
+            ply_limit: limits.ply.map_or(MAX_PLY - 2, |p| (p as usize).min(MAX_PLY - 2)),
         };
         // A table win or loss at the root is reported in the database band
         // until the search finds the actual distance, except where a 16- or

@@ -168,6 +168,16 @@ pub fn nodes(text: &str) -> Result<u64, OptionError> {
     integer("nodes", text, 1, u64::MAX)
 }
 
+/// A weakening for people: 0 (none) to [`crate::engine::time::MAX_HANDICAP`].
+pub fn handicap(text: &str) -> Result<u8, OptionError> {
+    integer("handicap", text, 0, u64::from(crate::engine::time::MAX_HANDICAP)).map(|n| n as u8)
+}
+
+/// The deepest ply a search may reach: 1 to [`MAX_DEPTH`].
+pub fn ply(text: &str) -> Result<u32, OptionError> {
+    integer("ply", text, 1, u64::from(MAX_DEPTH)).map(|n| n as u32)
+}
+
 /// A number of games: 1 to [`MAX_GAMES`].
 pub fn games(text: &str) -> Result<u64, OptionError> {
     integer("games", text, 1, MAX_GAMES)

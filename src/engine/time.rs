@@ -47,7 +47,17 @@ pub struct Limits {
     /// Lines to find with exact scores (multi-PV); 0 and 1 mean the best
     /// move's only.
     pub multipv: usize,
+    /// A deliberate weakening for people to play against, 0 (none) to
+    /// [`MAX_HANDICAP`]: how much of the capture resolution beyond the
+    /// horizon the search leaves out (see `engine::search::quiesce`).
+    pub handicap: u8,
+    /// Deepest ply searched, extensions and capture resolution included
+    /// (lidraughts' `level ply`); `None`: as deep as the search goes.
+    pub ply: Option<u32>,
 }
+
+/// Strongest weakening `handicap` takes.
+pub const MAX_HANDICAP: u8 = 3;
 
 /// What a search gets when its limits say nothing at all.
 pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(5);

@@ -90,14 +90,17 @@ impl Message {
     }
 }
 
+/// The `pv` value: quoted only when it has more than one move. A line of
+/// one move goes unquoted, as Scan writes it: lidraughts' draughtsnet
+/// client cannot read a quoted value without a space in it.
 fn pv_text(pv: &[Move]) -> String {
-    pv.iter().map(Move::to_string).collect::<Vec<_>>().join(" ")
+    quote(&pv.iter().map(Move::to_string).collect::<Vec<_>>().join(" "))
 }
 
 /// The `info` line of a search's progress.
 pub fn info_line(info: &Info) -> String {
     format!(
-        "info depth={} mean-depth={:.1} score={} nodes={} time={:.3} nps={:.1} pv=\"{}\"",
+        "info depth={} mean-depth={:.1} score={} nodes={} time={:.3} nps={:.1} pv={}",
         info.depth,
         info.mean_depth,
         score::format(info.score),

@@ -189,7 +189,10 @@ impl Level {
                 self.clock.moves_to_go = (n > 0).then_some(n);
             }
             "infinite" => l.infinite = true,
-            // Unknown fields (lidraughts' handicap, ply) are ignored.
+            // lidraughts' computer levels: a weakening and a ply cap.
+            "handicap" => l.handicap = options::handicap(value)?,
+            "ply" => l.ply = Some(options::ply(value)?),
+            // Unknown fields are ignored, as the protocol asks.
             _ => {}
         }
         Ok(())
@@ -321,7 +324,7 @@ impl Hub {
         ));
         emit(&format!("param name=ponder value={} type=bool", self.params.ponder));
         emit(&format!(
-            "param name=eval value={} type=enum values=\"learned nn regions windows hand\"",
+            "param name=eval value={} type=enum values=\"learned nn regions windows hand pst pattern\"",
             self.params.eval
         ));
         emit(&format!("param name=weights value={} type=string", quote(&self.params.weights)));

@@ -89,7 +89,9 @@ fn stderr_of(mut child: Child) -> String {
     s
 }
 
-/// The anchored regex of lidraughts' analysis board, written out by hand.
+/// The anchored regex of lidraughts' analysis board, written out by hand,
+/// with the pv as Scan writes it: quoted when it has a space (several
+/// moves), bare when it is one move (draughtsnet cannot read `"28x19x23"`).
 fn lidraughts_info_ok(line: &str) -> bool {
     let Some(rest) = line.strip_prefix("info depth=") else { return false };
     let fields: Vec<&str> = rest.splitn(7, ' ').collect();
@@ -102,9 +104,13 @@ fn lidraughts_info_ok(line: &str) -> bool {
         && fields[3].strip_prefix("nodes=").is_some_and(|n| n.parse::<u64>().is_ok())
         && fields[4].starts_with("time=")
         && fields[5].starts_with("nps=")
-        && fields[6].starts_with("pv=\"")
-        && fields[6].ends_with('"')
-        && fields[6][4..fields[6].len() - 1].chars().all(|c| c.is_ascii_digit() || "-xX ".contains(c))
+        && fields[6].strip_prefix("pv=").is_some_and(|pv| {
+            let moves = pv.strip_prefix('"').and_then(|p| p.strip_suffix('"'));
+            match moves {
+                Some(m) => m.contains(' ') && m.chars().all(|c| c.is_ascii_digit() || "-xX ".contains(c)),
+                None => !pv.is_empty() && pv.chars().all(|c| c.is_ascii_digit() || "-xX".contains(c)),
+            }
+        })
 }
 
 fn done_move(lines: &[String]) -> String {
@@ -412,6 +418,66 @@ fn lidraughts_worker_sequence() {
     hub.close();
 }
 
+/// lidraughts' computer levels (its mobile app and draughtsnet send the
+/// same): level 1 is 50 nodes with handicap 3 and the weak evaluation, level 8
+/// depth 21 in a second with the full one; both answer a legal move and no
+/// error. A handicap or ply out of range is an error that keeps the state.
+#[test]
+fn lidraughts_computer_levels() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("hub");
+    let params = hub.until("wait", Duration::from_secs(5));
+    assert!(
+        params.iter().any(|l| l.starts_with("param name=eval ") && l.contains(" pst pattern\"")),
+        "{params:?}"
+    );
+    hub.send("init");
+    hub.until("ready", Duration::from_secs(10));
+    let moves = "32-28 19-23 28x19 14x23";
+    let mut g = Game::default();
+    for m in moves.split(' ') {
+        g.play_text(m).unwrap();
+    }
+    for (handicap, nodes, eval, book, depth, time) in [
+        (3, 50, "pst", (100, 4), 0, 0.05),
+        (2, 120, "pst", (100, 4), 0, 0.1),
+        (0, 0, "pattern", (50, 8), 21, 1.0),
+    ] {
+        hub.send("new-game");
+        hub.send(&format!("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"{moves}\""));
+        if handicap > 0 {
+            hub.send(&format!("level handicap={handicap}"));
+        }
+        if nodes > 0 {
+            hub.send(&format!("level nodes={nodes}"));
+        }
+        hub.send(&format!("set-param name=eval value={eval}"));
+        hub.send(&format!("set-param name=book-margin value={}", book.0));
+        hub.send(&format!("set-param name=book-ply value={}", book.1));
+        if depth > 0 {
+            hub.send(&format!("level depth={depth}"));
+        }
+        hub.send(&format!("level move-time={time}"));
+        hub.send("go think");
+        let lines = hub.until("done", Duration::from_secs(5));
+        assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:?}");
+        g.clone().play_text(&done_move(&lines)).unwrap();
+    }
+    hub.send("level handicap=4");
+    hub.send("level ply=0");
+    hub.send("level ply=x");
+    hub.send("ping");
+    let lines = hub.until("pong", Duration::from_secs(5));
+    assert_eq!(lines.iter().filter(|l| l.starts_with("error")).count(), 3, "{lines:?}");
+    // Antidraughts' levels send a ply cap with a depth.
+    hub.send("level depth=5 ply=7");
+    hub.send("go analyze");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert!(lines.iter().any(|l| l.starts_with("info depth=5 ")), "{lines:?}");
+    g.play_text(&done_move(&lines)).unwrap();
+    hub.close();
+}
+
 /// lidraughts' analysis board: threads before each search, tt-size then init
 /// again, infinite analysis ended by stop.
 #[test]
@@ -541,8 +607,10 @@ fn multipv_is_offered_and_only_changes_analysis() {
         assert_eq!(at.len(), 3, "{infos:?}");
         assert!(lidraughts_info_ok(at[0]), "{}", at[0]);
         assert!(at[1].ends_with(" multipv=2") && at[2].ends_with(" multipv=3"), "{at:?}");
-        let firsts: Vec<&str> =
-            at.iter().map(|l| l.split("pv=\"").nth(1).unwrap().split(' ').next().unwrap()).collect();
+        let firsts: Vec<&str> = at
+            .iter()
+            .map(|l| l.split("pv=").nth(1).unwrap().trim_start_matches('"').split([' ', '"']).next().unwrap())
+            .collect();
         assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2], "{at:?}");
     }
     // A game's search ignores it.

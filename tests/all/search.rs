@@ -375,3 +375,41 @@ fn bench_is_deterministic_and_ends_with_its_totals() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--depth"));
 }
+
+/// lidraughts' `level handicap`: the weakened search misses shots that the
+/// full one finds at the same depth (it stops resolving captures beyond its
+/// horizon).
+#[test]
+fn a_handicap_misses_shots_beyond_its_horizon() {
+    let windows = dammer::engine::eval::Evaluation::from_name("windows", None).unwrap();
+    let gained = |handicap: u8| {
+        SHOTS
+            .iter()
+            .map(|fen| {
+                let pos = Position::from_fen(fen).unwrap();
+                let mut engine = Engine::new(1, 16);
+                engine.set_evaluation(windows.clone());
+                let limits = Limits { depth: Some(3), handicap, ..Limits::default() };
+                let m = engine.search_quietly(&Game::from_text(fen).unwrap(), &limits).best.unwrap();
+                -material_search(&pos.make(&m), 6) - material(&pos)
+            })
+            .sum::<i32>()
+    };
+    let (full, weak) = (gained(0), gained(3));
+    assert!(full > weak, "handicap 0 gains {full} men over the shots, handicap 3 {weak}");
+}
+
+/// lidraughts' `level ply`: no line goes deeper than the cap, extensions and
+/// capture resolution included; the search still answers with a legal move.
+#[test]
+fn a_ply_cap_bounds_every_line() {
+    let game = Game::default();
+    let mut engine = Engine::new(1, 16);
+    let mut deepest = 0.0f64;
+    let r = engine.search(&game, &Limits { depth: Some(12), ply: Some(4), ..Limits::default() }, &mut |i| {
+        deepest = deepest.max(i.mean_depth)
+    });
+    assert!(legal_moves(game.position()).as_slice().contains(&r.best.unwrap()));
+    assert!(deepest > 0.0 && deepest <= 4.0, "mean leaf ply {deepest}");
+    assert!(r.pv.len() <= 4, "{:?}", r.pv);
+}

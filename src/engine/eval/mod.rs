@@ -10,11 +10,13 @@
 //!
 //! The engine plays with a learned evaluation by default (see
 //! [`DEFAULT_LAYOUT`]): the 4x4 windows ([`pattern`]) or the 12-square
-//! regions ([`regions`]), whose weights [`weights`] reads; [`Evaluation`]
-//! selects among the three.
+//! regions ([`regions`]), whose weights [`weights`] reads, or the network
+//! ([`nn`]); [`pst`] is a deliberately weak one for people to play against.
+//! [`Evaluation`] selects among them.
 
 pub mod nn;
 pub mod pattern;
+pub mod pst;
 pub mod regions;
 pub mod weights;
 
@@ -291,6 +293,8 @@ pub fn evaluate(pos: &Position) -> Score {
 pub enum Evaluation {
     /// The hand-written evaluation ([`WEIGHTS`]).
     Hand,
+    /// Material and the men's rows only: weak on purpose ([`pst`]).
+    Pst,
     /// The learned 4x4-window evaluation with these weights.
     Windows(Arc<PatternEval>),
     /// The learned 12-square-region evaluation with these weights.
@@ -311,7 +315,7 @@ pub const DEFAULT_LEARNED: &str = "nn";
 pub const DEFAULT_LAYOUT: Layout = Layout::Windows;
 
 /// The names [`Evaluation::from_name`] accepts.
-pub const EVAL_NAMES: &str = "learned, nn, regions, windows or hand";
+pub const EVAL_NAMES: &str = "learned, nn, regions, windows, hand or pst (pattern: learned, Scan's name)";
 
 static EMBEDDED_WINDOWS: std::sync::LazyLock<Arc<PatternEval>> =
     std::sync::LazyLock::new(|| Arc::new(PatternEval::new(&weights::embedded(Layout::Windows).w)));
@@ -334,6 +338,7 @@ impl Evaluation {
     pub fn evaluate(&self, pos: &Position) -> Score {
         match self {
             Evaluation::Hand => HAND.evaluate(pos),
+            Evaluation::Pst => pst::evaluate(pos),
             Evaluation::Windows(w) => w.evaluate(pos),
             Evaluation::Regions(w) => w.evaluate(pos),
             Evaluation::Network(n) => n.evaluate(pos),
@@ -380,20 +385,24 @@ impl Evaluation {
     pub fn name(&self) -> &'static str {
         match self {
             Evaluation::Hand => "hand",
+            Evaluation::Pst => "pst",
             Evaluation::Windows(_) => Layout::Windows.name(),
             Evaluation::Regions(_) => Layout::Regions.name(),
             Evaluation::Network(_) => "nn",
         }
     }
 
-    /// The evaluation named `hand`, `nn`, `windows`, `regions` or
-    /// `learned` (the strongest learned one, [`DEFAULT_LEARNED`]); a learned
+    /// The evaluation named `hand`, `pst`, `nn`, `windows`, `regions` or
+    /// `learned` (the strongest learned one, [`DEFAULT_LEARNED`]; `pattern`,
+    /// Scan's name for its full evaluation, means the same); a learned
     /// one with the weights file at `weights` when given (the embedded
     /// weights when None). With a file, `learned` takes the file's kind (a
     /// network or a pattern layout); a named one must match it.
     pub fn from_name(name: &str, weights: Option<&std::path::Path>) -> Result<Evaluation, String> {
         let layout = match name {
             "hand" => return Ok(Evaluation::Hand),
+            "pst" => return Ok(Evaluation::Pst),
+            "pattern" => return Evaluation::from_name("learned", weights),
             "nn" => {
                 return match weights {
                     Some(path) => {

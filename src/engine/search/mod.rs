@@ -59,6 +59,11 @@ pub(crate) struct Shared<'a> {
     /// Stop iterating once a win or loss is proven and deep enough to be
     /// the shortest (not in infinite analysis, pondering or at a set depth).
     pub stop_when_proven: bool,
+    /// The weakening asked for (`Limits::handicap`, 0 = none).
+    pub handicap: u8,
+    /// Positions at this ply or deeper are evaluated as they stand
+    /// (`Limits::ply`; at most `MAX_PLY - 2`, the arrays' end).
+    pub ply_limit: usize,
 }
 
 /// How the search uses table results below the root.
@@ -717,7 +722,7 @@ impl<'a> Searcher<'a> {
         if let Some(s) = self.enter(pos, &mut alpha, &mut beta, ply) {
             return s;
         }
-        if depth <= 0 || ply >= MAX_PLY - 8 {
+        if depth <= 0 || ply >= MAX_PLY - 8 || ply >= self.shared.ply_limit {
             return self.quiesce(pos, alpha, beta, ply, true);
         }
         let tt = self.shared.tt;

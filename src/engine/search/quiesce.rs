@@ -1,6 +1,14 @@
 //! Quiescence: captures are resolved beyond the horizon (they are forced,
 //! so there is no standing pat while one is pending), a threatened capture
 //! gets one more full ply, and a man about to crown is tried like a capture.
+//!
+//! A handicap (`Limits::handicap`, for people to play against) leaves part
+//! of this out, so that the engine misses what a weaker player misses: long
+//! shots and combinations beyond its horizon, not the capture in front of
+//! it. Handicap 1 resolves captures up to [`SIGHT`]`[1]` plies beyond the
+//! iteration's depth and gives no extra ply for a threat; 2 resolves two
+//! plies and no crowning; 3 evaluates the horizon as it stands, captures
+//! pending or not (the search's own plies still see every capture).
 
 use super::{Searcher, MAX_PLY};
 use crate::engine::score::{lost_in, Score, INFINITY};
@@ -8,6 +16,10 @@ use crate::rules::movegen::{
     forward_steps, generate_captures, generate_quiet, has_capture, is_promotion, opponent_has_capture,
 };
 use crate::rules::position::Position;
+
+/// Plies beyond the iteration's depth that captures are resolved, by
+/// handicap (0: all of them).
+const SIGHT: [usize; 4] = [MAX_PLY, 4, 2, 0];
 
 impl Searcher<'_> {
     /// Searches the moves of `pos` at the horizon (only the crowning ones
@@ -78,11 +90,15 @@ impl Searcher<'_> {
         ply: usize,
         first: bool,
     ) -> Score {
-        if ply >= MAX_PLY - 2 {
+        if ply >= self.shared.ply_limit {
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
         let capture = has_capture(pos);
-        let threat = !capture && first && opponent_has_capture(pos);
+        let handicap = self.shared.handicap;
+        if handicap > 0 && capture && ply >= self.root_depth.max(0) as usize + SIGHT[usize::from(handicap)] {
+            return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
+        }
+        let threat = !capture && first && handicap == 0 && opponent_has_capture(pos);
         if !capture && !threat {
             self.leaf_plies += ply as u64;
             self.leaves += 1;
@@ -96,7 +112,7 @@ impl Searcher<'_> {
                 return s;
             }
             let stand = self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
-            if stand >= beta || steps & pos.side().promotion_row() == 0 {
+            if stand >= beta || steps & pos.side().promotion_row() == 0 || handicap >= 2 {
                 return stand;
             }
             // A man about to be crowned is worth a king: try crowning moves
