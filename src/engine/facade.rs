@@ -27,6 +27,7 @@ use crate::engine::tt::TranspositionTable;
 use crate::rules::game::Game;
 use crate::rules::movegen::{legal_moves, Move, MoveList};
 use crate::rules::position::Position;
+use crate::rules::variant::Variant;
 
 /// The outcome of a search.
 #[derive(Clone, Debug, PartialEq)]
@@ -316,6 +317,14 @@ impl Core {
         let start = Instant::now();
 
         let pos = *game.position();
+        let variant = game.variant();
+        // The variants have their own evaluation; the tables and the book
+        // are the international game's.
+        let eval = match variant {
+            Variant::Normal => &self.eval,
+            other => Evaluation::of_variant(other),
+        };
+        let normal = variant == Variant::Normal;
         let legal = legal_moves(&pos);
         let quick = |best: Option<Move>, score| SearchResult {
             best,
@@ -328,16 +337,16 @@ impl Core {
             lines: Vec::new(),
         };
         if legal.is_empty() {
-            return quick(None, -WIN);
+            return quick(None, if variant.no_move_loses() { -WIN } else { WIN });
         }
         if legal.len() == 1 && !limits.analysis && !limits.ponder {
-            return quick(Some(legal.as_slice()[0]), self.eval.evaluate(&pos));
+            return quick(Some(legal.as_slice()[0]), eval.evaluate(&pos));
         }
         // The book plays games: a depth or node limit asks for a search
         // of that size, and analysis for a search at all.
         let plays = !(limits.analysis || limits.ponder || limits.infinite);
         if plays && limits.depth.is_none() && limits.nodes.is_none() {
-            if let Some(book) = self.book.as_deref() {
+            if let Some(book) = self.book.as_deref().filter(|_| normal) {
                 let draw = self.book_draws.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed);
                 if let Some(b) = book.choose(&pos, &self.book_policy, draw) {
                     // Reported like a search of depth 0, so that a front end
@@ -359,7 +368,8 @@ impl Core {
         let time = TimeManager::new(limits, self.move_overhead, start, pos.occupied().count_ones());
         let max_depth = if time.instant() { 1 } else { limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH) };
         self.tt.new_search();
-        let (root_moves, root_wdl) = self.table_root_moves(&pos, &legal);
+        let egdb = self.egdb.as_deref().filter(|_| normal);
+        let (root_moves, root_wdl) = self.table_root_moves(egdb, &pos, &legal);
         if root_moves.len() == 1 && !limits.analysis && !limits.ponder {
             let score = match root_wdl {
                 Some(Wdl::Win) => TB_WIN - 1,
@@ -377,14 +387,15 @@ impl Core {
             control,
             nodes: Default::default(),
             node_limit: limits.nodes,
-            eval: &self.eval,
-            egdb: self.egdb.as_deref(),
+            eval,
+            egdb,
             egdb_mode,
             root_moves: &root_moves,
             multipv: limits.multipv.max(1),
             stop_when_proven: !limits.infinite && !limits.ponder && limits.depth.is_none(),
             handicap: limits.handicap.min(crate::engine::time::MAX_HANDICAP),
             ply_limit: limits.ply.map_or(MAX_PLY - 2, |p| (p as usize).min(MAX_PLY - 2)),
+            variant,
         };
         // A table win or loss at the root is reported in the database band
         // until the search finds the actual distance, except where a 16- or
@@ -433,8 +444,13 @@ impl Core {
     /// The root moves worth searching and the root's table value: with
     /// tables that cover the position, only the moves that keep its value
     /// (all of them when it is lost). Empty means every legal move.
-    fn table_root_moves(&self, pos: &Position, legal: &MoveList) -> (Vec<Move>, Option<Wdl>) {
-        let Some(tables) = self.egdb.as_deref() else {
+    fn table_root_moves(
+        &self,
+        egdb: Option<&Tables>,
+        pos: &Position,
+        legal: &MoveList,
+    ) -> (Vec<Move>, Option<Wdl>) {
+        let Some(tables) = egdb else {
             return (Vec::new(), None);
         };
         let Some(root) = tables.probe(pos) else {

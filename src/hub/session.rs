@@ -25,6 +25,7 @@ use crate::hub::protocol::{done_line, info_lines, quote, Message};
 use crate::rules::game::Game;
 use crate::rules::movegen::{legal_moves, Move};
 use crate::rules::position::Position;
+use crate::rules::variant::Variant;
 
 const NO_CLOCK: Clock = Clock { time: 0.0, inc: 0.0, moves_to_go: None };
 
@@ -104,6 +105,8 @@ struct Params {
     book_policy: BookPolicy,
     /// Lines of `go analyze` (multi-PV); games always search one.
     multipv: usize,
+    /// The game played.
+    variant: Variant,
 }
 
 impl Default for Params {
@@ -121,6 +124,7 @@ impl Default for Params {
             book: true,
             book_file: String::new(),
             book_policy: BookPolicy::default(),
+            variant: Variant::Normal,
         }
     }
 }
@@ -349,6 +353,12 @@ impl Hub {
             self.params.multipv,
             options::MAX_MULTIPV
         ));
+        // `values` last: lidraughts' client splits the line at its last `=`.
+        emit(&format!(
+            "param name=variant value={} type=enum values=\"{}\"",
+            self.params.variant,
+            Variant::names()
+        ));
         emit("wait");
     }
 
@@ -415,6 +425,12 @@ impl Hub {
                     parse_bool(value).ok_or(format!("book must be true or false, not {value:?}"))?
             }
             "multipv" => self.params.multipv = options::multipv(value).map_err(|e| e.to_string())?,
+            "variant" => {
+                let variant = Variant::from_name(value).map_err(|e| e.to_string())?;
+                self.params.variant = variant;
+                // The position given before it is now a game of this variant.
+                self.game = std::mem::take(&mut self.game).in_variant(variant);
+            }
             "book-ply" => {
                 self.params.book_policy.max_ply = parse_int("book-ply", value, 0, MAX_BOOK_PLY)? as u32
             }
@@ -471,10 +487,11 @@ impl Hub {
     }
 
     fn pos(&mut self, msg: &Message) -> Result<(), String> {
-        let mut game = match msg.get("pos") {
-            None | Some("start" | "") => Game::default(),
-            Some(p) => Game::new(Position::parse(p).map_err(|e| format!("bad position: {e}"))?),
+        let start = match msg.get("pos") {
+            None | Some("start" | "") => Position::start(),
+            Some(p) => Position::parse(p).map_err(|e| format!("bad position: {e}"))?,
         };
+        let mut game = Game::with_variant(start, self.params.variant);
         if let Some(moves) = msg.get("moves") {
             for (i, m) in moves.split_whitespace().enumerate() {
                 game.play_text(m).map_err(|e| format!("illegal move {m} (move {} of moves=): {e}", i + 1))?;
@@ -580,7 +597,7 @@ impl Hub {
             "new-game" => {
                 self.last_clocked = None;
                 self.engine().clear();
-                self.game = Game::default();
+                self.game = Game::with_variant(Position::start(), self.params.variant);
                 self.level = Level::default();
                 Ok(())
             }

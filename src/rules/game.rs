@@ -1,6 +1,6 @@
 //! A game record: the start position, the moves played, and the result under
 //! the FMJD rules (no legal move, threefold repetition, the 25-move king rule
-//! and the 16-move and 5-move endgame rules).
+//! and the 16-move and 5-move endgame rules) or a variant's ([`Variant`]).
 //!
 //! The counters the draw rules need are kept per ply in [`PlyState`] so the
 //! search can carry the same state along its own line of play.
@@ -10,6 +10,7 @@ use std::fmt;
 use crate::rules::movegen::{legal_moves, Move};
 use crate::rules::notation::{parse_move, MoveError};
 use crate::rules::position::{Color, FenError, Position};
+use crate::rules::variant::Variant;
 
 /// Plies of king moves without a capture or man move that draw (25 moves each).
 pub const KING_MOVES_DRAW_PLIES: u32 = 50;
@@ -117,7 +118,8 @@ pub enum DrawReason {
 pub enum GameResult {
     /// The game goes on.
     Ongoing,
-    /// The side to move has no legal move and loses.
+    /// A side has won: the other has no legal move (in losing draughts: this
+    /// side has none; in breakthrough: this side crowned a man).
     Win(Color),
     /// Drawn by rule.
     Draw(DrawReason),
@@ -139,8 +141,8 @@ impl fmt::Display for GameResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let why = match self {
             GameResult::Ongoing => "game in progress",
-            GameResult::Win(Color::White) => "White wins: Black has no legal move",
-            GameResult::Win(Color::Black) => "Black wins: White has no legal move",
+            GameResult::Win(Color::White) => "White wins",
+            GameResult::Win(Color::Black) => "Black wins",
             GameResult::Draw(DrawReason::Repetition) => "draw by threefold repetition",
             GameResult::Draw(DrawReason::TwentyFiveMoves) => "draw by the 25-move king rule",
             GameResult::Draw(DrawReason::SixteenMoves) => "draw by the 16-move endgame rule",
@@ -150,9 +152,10 @@ impl fmt::Display for GameResult {
     }
 }
 
-/// A game: its start position and every move played since.
+/// A game: its variant, its start position and every move played since.
 #[derive(Clone, Debug)]
 pub struct Game {
+    variant: Variant,
     positions: Vec<Position>,
     states: Vec<PlyState>,
     moves: Vec<Move>,
@@ -165,9 +168,25 @@ impl Default for Game {
 }
 
 impl Game {
-    /// A game starting from `start`.
+    /// An international game starting from `start`.
     pub fn new(start: Position) -> Game {
-        Game { positions: vec![start], states: vec![PlyState::initial(&start)], moves: Vec::new() }
+        Game::with_variant(start, Variant::Normal)
+    }
+
+    /// A game of `variant` starting from `start`.
+    pub fn with_variant(start: Position, variant: Variant) -> Game {
+        Game { variant, positions: vec![start], states: vec![PlyState::initial(&start)], moves: Vec::new() }
+    }
+
+    /// The same moves played under `variant`'s rules.
+    pub fn in_variant(mut self, variant: Variant) -> Game {
+        self.variant = variant;
+        self
+    }
+
+    /// The game played.
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// A game starting from a FEN or Hub position string.
@@ -252,18 +271,33 @@ impl Game {
     /// The result of the game as it stands.
     pub fn result(&self) -> GameResult {
         let pos = self.position();
-        if legal_moves(pos).is_empty() {
-            return GameResult::Win(pos.side().opponent());
+        let us = pos.side();
+        if self.variant == Variant::Breakthrough {
+            // The side that crowned has won: the one that moved last (in a
+            // set-up position with kings, whoever has one).
+            for side in [us.opponent(), us] {
+                if pos.kings_of(side) != 0 {
+                    return GameResult::Win(side);
+                }
+            }
         }
-        draw_by_rule(self.state(), self.repetitions()).map_or(GameResult::Ongoing, GameResult::Draw)
+        if legal_moves(pos).is_empty() {
+            return GameResult::Win(if self.variant.no_move_loses() { us.opponent() } else { us });
+        }
+        draw_by_rule(self.variant, self.state(), self.repetitions())
+            .map_or(GameResult::Ongoing, GameResult::Draw)
     }
 }
 
-/// The draw rule, if any, that ends a game in a position with these counters
-/// that has occurred `repetitions` times (the side to move has a legal move).
-pub fn draw_by_rule(state: PlyState, repetitions: u32) -> Option<DrawReason> {
+/// The draw rule, if any, that ends a game of `variant` in a position with
+/// these counters that has occurred `repetitions` times (the side to move has
+/// a legal move).
+pub fn draw_by_rule(variant: Variant, state: PlyState, repetitions: u32) -> Option<DrawReason> {
     if repetitions >= 3 {
         return Some(DrawReason::Repetition);
+    }
+    if !variant.king_draw_rules() {
+        return None;
     }
     if let Some((rule, n)) = state.endgame {
         if n >= rule.limit() {

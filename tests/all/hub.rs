@@ -478,6 +478,46 @@ fn lidraughts_computer_levels() {
     hub.close();
 }
 
+/// The `variant` parameter: declared with `values` last (lidraughts'
+/// client splits the line at its last `=`), Scan's and lidraughts' names
+/// accepted, a variant not played refused with the state kept; the game
+/// then ends by the variant's rules.
+#[test]
+fn the_variant_parameter() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("hub");
+    let params = hub.until("wait", Duration::from_secs(5));
+    let line = params.iter().find(|l| l.starts_with("param name=variant ")).expect("variant declared");
+    assert_eq!(line, "param name=variant value=normal type=enum values=\"normal bt losing\"");
+    hub.send("set-param name=variant value=antidraughts");
+    hub.send("init");
+    hub.until("ready", Duration::from_secs(10));
+    // Losing: White gives its last man away.
+    hub.send("pos pos=W:W28:B19");
+    hub.send("level depth=4");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert_eq!(done_move(&lines), "28-23", "{lines:?}");
+    hub.send("set-param name=variant value=frisian");
+    hub.send("ping");
+    let lines = hub.until("pong", Duration::from_secs(5));
+    assert!(lines.iter().any(|l| l.starts_with("error") && l.contains("not supported")), "{lines:?}");
+    // Still losing draughts after the refusal.
+    hub.send("pos pos=W:W28:B19");
+    hub.send("level depth=4");
+    hub.send("go think");
+    assert_eq!(done_move(&hub.until("done", Duration::from_secs(5))), "28-23");
+    // Breakthrough: crown first.
+    hub.send("set-param name=variant value=bt");
+    hub.send("pos pos=W:W12,40:B3,45");
+    hub.send("level depth=4");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert_eq!(done_move(&lines), "12-7", "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("score=99.")), "{lines:?}");
+    hub.close();
+}
+
 /// lidraughts' analysis board: threads before each search, tt-size then init
 /// again, infinite analysis ended by stop.
 #[test]

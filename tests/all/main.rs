@@ -19,3 +19,4 @@ mod random;
 mod rules;
 mod search;
 mod timing;
+mod variants;

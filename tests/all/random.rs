@@ -43,7 +43,8 @@ fn naive_result(g: &Game) -> GameResult {
     let state =
         dammer::rules::game::PlyState { reversible: king_plies, endgame: rule.map(|r| (r, rule_plies)) };
     assert_eq!(state, g.state(), "{}", now.to_fen());
-    draw_by_rule(state, reps).map_or(GameResult::Ongoing, GameResult::Draw)
+    draw_by_rule(dammer::rules::variant::Variant::Normal, state, reps)
+        .map_or(GameResult::Ongoing, GameResult::Draw)
 }
 
 #[test]

@@ -31,6 +31,7 @@ use crate::engine::score::{Score, EVAL_LIMIT};
 use crate::rules::bitboard::{slide, square_bb, Bitboard, Bits, DIRS};
 use crate::rules::movegen::forward_steps;
 use crate::rules::position::{Color, Position};
+use crate::rules::variant::Variant;
 
 /// Every evaluation weight, in hundredths of a man. `_mg` weights count fully
 /// with all 40 men on the board, `_eg` weights with none.
@@ -295,6 +296,8 @@ pub enum Evaluation {
     Hand,
     /// Material and the men's rows only: weak on purpose ([`pst`]).
     Pst,
+    /// Losing draughts: material counted against its owner ([`pst::losing`]).
+    Losing,
     /// The learned 4x4-window evaluation with these weights.
     Windows(Arc<PatternEval>),
     /// The learned 12-square-region evaluation with these weights.
@@ -339,6 +342,7 @@ impl Evaluation {
         match self {
             Evaluation::Hand => HAND.evaluate(pos),
             Evaluation::Pst => pst::evaluate(pos),
+            Evaluation::Losing => pst::losing(pos),
             Evaluation::Windows(w) => w.evaluate(pos),
             Evaluation::Regions(w) => w.evaluate(pos),
             Evaluation::Network(n) => n.evaluate(pos),
@@ -373,6 +377,16 @@ impl Evaluation {
         })
     }
 
+    /// The evaluation a variant other than the international game plays
+    /// with: material and the men's rows for breakthrough (a race to crown),
+    /// material against its owner for losing draughts.
+    pub fn of_variant(variant: Variant) -> &'static Evaluation {
+        match variant {
+            Variant::Losing => &Evaluation::Losing,
+            _ => &Evaluation::Pst,
+        }
+    }
+
     /// The learned evaluation of `layout` with the weights in the binary.
     pub fn embedded(layout: Layout) -> Evaluation {
         match layout {
@@ -386,6 +400,7 @@ impl Evaluation {
         match self {
             Evaluation::Hand => "hand",
             Evaluation::Pst => "pst",
+            Evaluation::Losing => "losing",
             Evaluation::Windows(_) => Layout::Windows.name(),
             Evaluation::Regions(_) => Layout::Regions.name(),
             Evaluation::Network(_) => "nn",

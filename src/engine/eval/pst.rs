@@ -48,6 +48,15 @@ pub fn evaluate(pos: &Position) -> Score {
     score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
+/// Losing draughts: each piece counts against its owner (a man 1, a king
+/// 3), from the side to move's view; the rows do not count.
+pub fn losing(pos: &Position) -> Score {
+    let count =
+        |c: Color| pos.men(c).count_ones() as Score * 100 + pos.kings_of(c).count_ones() as Score * KING;
+    let them_minus_us = count(pos.side().opponent()) - count(pos.side());
+    them_minus_us.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

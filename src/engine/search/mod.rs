@@ -22,6 +22,7 @@ use crate::engine::tt::{Bound, Entry, TranspositionTable};
 use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
 use crate::rules::movegen::{generate, is_promotion, Move, MoveList};
 use crate::rules::position::Position;
+use crate::rules::variant::Variant;
 use ordering::{select_next, KILLER_SCORE};
 use quiesce::has_any_move;
 
@@ -64,6 +65,8 @@ pub(crate) struct Shared<'a> {
     /// Positions at this ply or deeper are evaluated as they stand
     /// (`Limits::ply`; at most `MAX_PLY - 2`, the arrays' end).
     pub ply_limit: usize,
+    /// The game's rules: how a game ends and which draw rules apply.
+    pub variant: Variant,
 }
 
 /// How the search uses table results below the root.
@@ -612,6 +615,24 @@ impl<'a> Searcher<'a> {
         self.pv_len[ply] = child_len;
     }
 
+    /// The score of a position at `ply` whose side to move has no legal
+    /// move: lost, or in losing draughts won.
+    #[inline]
+    pub(super) fn no_move(&self, ply: usize) -> Score {
+        if self.shared.variant.no_move_loses() {
+            lost_in(ply)
+        } else {
+            -lost_in(ply)
+        }
+    }
+
+    /// Breakthrough: whether the side that just moved has a king, that is,
+    /// crowned a man and won.
+    #[inline]
+    pub(super) fn crowned_last(&self, pos: &Position) -> bool {
+        pos.kings_of(pos.side().opponent()) != 0
+    }
+
     /// Whether the line's position at `ply` is drawn by repetition (a repeat
     /// inside the searched line, or a third occurrence counting the game).
     fn is_repetition(&self, ply: usize) -> bool {
@@ -649,13 +670,19 @@ impl<'a> Searcher<'a> {
         if self.stopped {
             return Some(0);
         }
+        let variant = self.shared.variant;
+        if variant == Variant::Breakthrough && self.crowned_last(pos) {
+            return Some(lost_in(ply));
+        }
         let state = self.states[ply];
-        if draw_by_rule(state, 0).is_some() || self.is_repetition(ply) {
-            // A side without a legal move has lost, whatever the counters say.
-            return Some(if has_any_move(pos) { 0 } else { lost_in(ply) });
+        if draw_by_rule(variant, state, 0).is_some() || self.is_repetition(ply) {
+            // A side without a legal move has lost (or, in losing draughts,
+            // won), whatever the counters say.
+            return Some(if has_any_move(pos) { 0 } else { self.no_move(ply) });
         }
         *alpha = (*alpha).max(lost_in(ply));
-        *beta = (*beta).min(WIN - ply as Score - 1);
+        // The best is a win at the next ply, or in losing draughts, here.
+        *beta = (*beta).min(WIN - ply as Score - Score::from(variant.no_move_loses()));
         if *alpha >= *beta {
             return Some(*alpha);
         }
@@ -777,7 +804,7 @@ impl<'a> Searcher<'a> {
         generate(pos, &mut list);
         if list.is_empty() {
             self.lists[ply] = list;
-            return lost_in(ply);
+            return self.no_move(ply);
         }
         let extension = i32::from(list.len() == 1 && ply < 2 * self.root_depth as usize);
         // Singular extension: at a deep PV node, a table move that every

@@ -16,6 +16,7 @@ use crate::rules::movegen::{
     forward_steps, generate_captures, generate_quiet, has_capture, is_promotion, opponent_has_capture,
 };
 use crate::rules::position::Position;
+use crate::rules::variant::Variant;
 
 /// Plies beyond the iteration's depth that captures are resolved, by
 /// handicap (0: all of them).
@@ -44,7 +45,7 @@ impl Searcher<'_> {
         }
         if list.is_empty() {
             self.lists[ply] = list;
-            return lost_in(ply);
+            return self.no_move(ply);
         }
         let mut best = -INFINITY;
         for i in 0..list.len() {
@@ -90,6 +91,9 @@ impl Searcher<'_> {
         ply: usize,
         first: bool,
     ) -> Score {
+        if self.shared.variant == Variant::Breakthrough && self.crowned_last(pos) {
+            return lost_in(ply);
+        }
         if ply >= self.shared.ply_limit {
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
@@ -106,7 +110,7 @@ impl Searcher<'_> {
             // crowning test below.
             let steps = men_steps(pos);
             if steps == 0 && !king_can_step(pos) {
-                return lost_in(ply);
+                return self.no_move(ply);
             }
             if let Some(s) = self.probe_tables(pos, ply) {
                 return s;

@@ -1,0 +1,119 @@
+//! The game played: the international rules or one of the variants that
+//! Scan plays and lidraughts offers. The variants here share the
+//! international board, moves and captures; they differ in how a game ends
+//! (and so in what the search calls a win) and in their draw rules.
+//!
+//! - `normal`: FMJD international draughts.
+//! - `bt` (breakthrough): the first player to crown a man wins; no draws.
+//! - `losing` (antidraughts): a player without a legal move (no pieces or
+//!   all blocked) wins; threefold repetition is the only draw.
+//!
+//! Frisian, frysk and killer draughts change the moves themselves and are
+//! not played yet: their names are recognised and refused with that reason.
+
+use std::fmt;
+
+/// One of the games Dammer plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Variant {
+    /// International draughts.
+    #[default]
+    Normal,
+    /// Breakthrough: the first to crown wins.
+    Breakthrough,
+    /// Losing draughts (antidraughts): who cannot move wins.
+    Losing,
+}
+
+/// Why a variant name was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariantError {
+    /// A variant Dammer knows of but does not play yet.
+    NotSupported(String),
+    /// No variant of that name.
+    Unknown(String),
+}
+
+impl fmt::Display for VariantError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VariantError::NotSupported(name) => {
+                write!(f, "variant {name:?} is not supported yet (Dammer plays {})", Variant::names())
+            }
+            VariantError::Unknown(name) => {
+                write!(f, "unknown variant {name:?} (expected {})", Variant::names())
+            }
+        }
+    }
+}
+
+impl std::error::Error for VariantError {}
+
+impl Variant {
+    /// Every variant Dammer plays, the international game first.
+    pub const ALL: [Variant; 3] = [Variant::Normal, Variant::Breakthrough, Variant::Losing];
+
+    /// Scan's name (what the Hub `variant` parameter declares).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Normal => "normal",
+            Variant::Breakthrough => "bt",
+            Variant::Losing => "losing",
+        }
+    }
+
+    /// The names of [`Variant::ALL`], separated by spaces.
+    pub fn names() -> String {
+        Variant::ALL.map(Variant::name).join(" ")
+    }
+
+    /// Reads Scan's names and lidraughts' (`standard`, `fromposition`,
+    /// `breakthrough`, `antidraughts`), in any case.
+    pub fn from_name(name: &str) -> Result<Variant, VariantError> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "normal" | "standard" | "fromposition" | "international" => Ok(Variant::Normal),
+            "bt" | "breakthrough" => Ok(Variant::Breakthrough),
+            "losing" | "antidraughts" | "anti" => Ok(Variant::Losing),
+            "frisian" | "frysk" | "frysk!" | "killer" => Err(VariantError::NotSupported(name.to_string())),
+            _ => Err(VariantError::Unknown(name.to_string())),
+        }
+    }
+
+    /// Whether a player without a legal move loses (everywhere but in
+    /// losing draughts, where that player wins).
+    #[inline]
+    pub const fn no_move_loses(self) -> bool {
+        !matches!(self, Variant::Losing)
+    }
+
+    /// Whether the FMJD draw rules other than repetition (the 25-move king
+    /// rule, the 16- and 5-move endgame rules) apply.
+    #[inline]
+    pub const fn king_draw_rules(self) -> bool {
+        matches!(self, Variant::Normal)
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_lidraughts_names_are_read() {
+        for v in Variant::ALL {
+            assert_eq!(Variant::from_name(v.name()), Ok(v));
+        }
+        assert_eq!(Variant::from_name("Antidraughts"), Ok(Variant::Losing));
+        assert_eq!(Variant::from_name("breakthrough"), Ok(Variant::Breakthrough));
+        assert_eq!(Variant::from_name("fromPosition"), Ok(Variant::Normal));
+        assert!(matches!(Variant::from_name("frisian"), Err(VariantError::NotSupported(_))));
+        assert!(matches!(Variant::from_name("chess"), Err(VariantError::Unknown(_))));
+        assert!(VariantError::Unknown("x".into()).to_string().contains("normal bt losing"));
+    }
+}

@@ -1,0 +1,69 @@
+//! The variants that share the international moves: breakthrough (the
+//! first to crown wins) and losing draughts (who cannot move wins): game
+//! results, draw rules, and a search that plays for the variant's goal.
+
+use dammer::engine::score::WIN_BAND;
+use dammer::engine::time::Limits;
+use dammer::engine::Engine;
+use dammer::rules::game::{draw_by_rule, DrawReason, Game, GameResult, PlyState};
+use dammer::rules::position::{Color, Position};
+use dammer::rules::variant::Variant;
+
+fn game(fen: &str, variant: Variant) -> Game {
+    Game::with_variant(Position::from_fen(fen).unwrap(), variant)
+}
+
+#[test]
+fn breakthrough_is_won_by_the_first_crowning() {
+    let mut g = game("W:W7,40:B3,45", Variant::Breakthrough);
+    assert_eq!(g.result(), GameResult::Ongoing);
+    g.play_text("7-1").unwrap();
+    assert_eq!(g.result(), GameResult::Win(Color::White));
+    // The same move in the international game only crowns.
+    let mut n = game("W:W7,40:B3,45", Variant::Normal);
+    n.play_text("7-1").unwrap();
+    assert_eq!(n.result(), GameResult::Ongoing);
+}
+
+#[test]
+fn in_losing_draughts_who_cannot_move_wins() {
+    // White gives its last man away: Black must take it, and White, to
+    // move without a piece, has won.
+    let mut g = game("W:W28:B19", Variant::Losing);
+    g.play_text("28-23").unwrap();
+    g.play_text("19x28").unwrap();
+    assert_eq!(g.result(), GameResult::Win(Color::White));
+    let mut n = game("W:W28:B19", Variant::Normal);
+    n.play_text("28-23").unwrap();
+    n.play_text("19x28").unwrap();
+    assert_eq!(n.result(), GameResult::Win(Color::Black));
+}
+
+#[test]
+fn only_repetition_draws_outside_the_international_game() {
+    let kings_only = PlyState { reversible: 60, endgame: None };
+    assert_eq!(draw_by_rule(Variant::Normal, kings_only, 1), Some(DrawReason::TwentyFiveMoves));
+    assert_eq!(draw_by_rule(Variant::Losing, kings_only, 1), None);
+    assert_eq!(draw_by_rule(Variant::Breakthrough, kings_only, 1), None);
+    assert_eq!(draw_by_rule(Variant::Losing, kings_only, 3), Some(DrawReason::Repetition));
+}
+
+#[test]
+fn the_search_plays_for_the_variants_goal() {
+    let mut engine = Engine::new(1, 16);
+    let limits = Limits { depth: Some(6), ..Limits::default() };
+    // Breakthrough: crown first, even though the man that crowns is lost
+    // in the international game's eyes (here Black takes on 40 meanwhile).
+    let r = engine.search_quietly(&game("W:W12,40:B3,45", Variant::Breakthrough), &limits);
+    assert!(r.score >= WIN_BAND, "{}", r.score);
+    assert_eq!(r.best.unwrap().to_string(), "12-7");
+    // Losing: give the last man away; the international game keeps it.
+    let r = engine.search_quietly(&game("W:W28:B19", Variant::Losing), &limits);
+    assert!(r.score >= WIN_BAND, "{}", r.score);
+    assert_eq!(r.best.unwrap().to_string(), "28-23");
+    let r = engine.search_quietly(&game("W:W28:B19", Variant::Normal), &limits);
+    assert_eq!(r.best.unwrap().to_string(), "28-22");
+    // Without a move: lost, or in losing draughts won.
+    let r = engine.search_quietly(&game("W:W:B19", Variant::Losing), &limits);
+    assert!(r.best.is_none() && r.score >= WIN_BAND);
+}
