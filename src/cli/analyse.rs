@@ -49,13 +49,17 @@ pub struct AnalyseArgs {
     /// search; it costs depth against a single line).
     #[arg(long, default_value_t = 1, value_parser = options::multipv)]
     pub multipv: usize,
+    /// The game: normal (international), bt (breakthrough) or losing
+    /// (antidraughts); lidraughts' names are read too.
+    #[arg(long, default_value = "normal", value_parser = super::variant)]
+    pub variant: crate::rules::variant::Variant,
 }
 
 /// The book line of the analysis: the position's book moves with their
 /// scores, or `None` when it has none. A book that cannot be read is
 /// reported on stderr and the analysis goes on without it.
 fn book_line(args: &AnalyseArgs, pos: &crate::rules::position::Position) -> Option<String> {
-    if args.no_book {
+    if args.no_book || args.variant != crate::rules::variant::Variant::Normal {
         return None;
     }
     let book = match &args.book {
@@ -83,7 +87,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
     let evaluation = eval.evaluation()?;
     let tables = egdb.tables()?.map(std::sync::Arc::new);
     let fen = fen.clone().unwrap_or_else(|| START_FEN.to_string());
-    let game = super::game_from(&fen, moves)?;
+    let game = super::game_from(&fen, moves)?.in_variant(args.variant);
     let move_time = match *time {
         Some(t) => Some(t),
         None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),

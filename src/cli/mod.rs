@@ -76,6 +76,11 @@ pub fn game_from(fen: &str, moves: &str) -> Result<crate::rules::game::Game, Str
     Ok(game)
 }
 
+/// A variant's name for clap: Scan's or lidraughts'.
+pub fn variant(text: &str) -> Result<crate::rules::variant::Variant, String> {
+    crate::rules::variant::Variant::from_name(text).map_err(|e| e.to_string())
+}
+
 /// A position from FEN or a Hub string, or a message that says why not.
 pub fn parse_position(text: &str) -> Result<Position, String> {
     Position::parse(text).map_err(|e| format!("bad position {text:?}: {e}"))

@@ -67,3 +67,19 @@ fn the_search_plays_for_the_variants_goal() {
     let r = engine.search_quietly(&game("W:W:B19", Variant::Losing), &limits);
     assert!(r.best.is_none() && r.score >= WIN_BAND);
 }
+
+#[test]
+fn analyse_takes_a_variant() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dammer"))
+        .args(["analyse", "W:W28:B19", "--variant", "antidraughts", "--depth", "4"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("best move 28-23") && text.contains("win in"), "{text}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dammer"))
+        .args(["analyse", "--variant", "frisian"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
+}
