@@ -10,6 +10,7 @@ use crate::rules::game::{Game, GameResult};
 use crate::rules::movegen::legal_moves;
 use crate::rules::notation::to_pdn;
 use crate::rules::position::START_FEN;
+use crate::rules::variant::Variant;
 
 /// The arguments of `dammer perft`.
 #[derive(clap::Args, Debug)]
@@ -50,6 +51,10 @@ pub struct LegalArgs {
     /// and the draw rule), then `:`.
     #[arg(long)]
     pub result: bool,
+    /// The game whose result is given: normal, bt (breakthrough) or losing
+    /// (antidraughts); the moves are the same in all three.
+    #[arg(long, default_value = "normal", value_parser = super::variant)]
+    pub variant: crate::rules::variant::Variant,
 }
 
 /// Runs `dammer perft`.
@@ -131,9 +136,9 @@ pub fn show(args: &ShowArgs, style: super::board::Style) -> Result<(), String> {
 
 /// One line of `dammer legal`'s output; `Err` holds the `error ...` line
 /// written in its place.
-fn legal_line(text: &str, with_result: bool) -> Result<String, String> {
+fn legal_line(text: &str, with_result: bool, variant: Variant) -> Result<String, String> {
     let (position, moves) = text.split_once(';').unwrap_or((text, ""));
-    let mut game = Game::from_text(position).map_err(|e| format!("error {e}"))?;
+    let mut game = Game::from_text(position).map_err(|e| format!("error {e}"))?.in_variant(variant);
     for m in moves.split_whitespace() {
         game.play_text(m).map_err(|e| format!("error {e}"))?;
     }
@@ -159,7 +164,7 @@ pub fn legal(args: &LegalArgs) -> Result<(), String> {
     let (mut lines, mut errors) = (0usize, 0usize);
     let mut answer = |out: &mut io::BufWriter<io::StdoutLock>, text: &str| {
         lines += 1;
-        let line = legal_line(text, with_result).unwrap_or_else(|e| {
+        let line = legal_line(text, with_result, args.variant).unwrap_or_else(|e| {
             errors += 1;
             e
         });

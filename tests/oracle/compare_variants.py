@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Compare Dammer's legal moves and game results in the variants it plays
+with an independent implementation: pydraughts' breakthrough and
+antidraughts (PyPI `pydraughts`).
+
+Random games are played out with pydraughts, from the start and from random
+placements (with kings, where antidraughts' kings and breakthrough's
+set-up wins show). At every ply the legal moves are compared as (from, to,
+captured set) and the result as winner or draw; the whole game goes to
+`dammer legal --result --variant V` as the start position and the moves.
+
+Usage: compare_variants.py DAMMER_BINARY [--games N] [--seed S]
+Exit status 0 when everything agrees, 1 on any difference (printed).
+"""
+
+import argparse
+import random
+import subprocess
+import sys
+
+from draughts import BLACK, WHITE, Board
+
+# pydraughts' name, Dammer's name
+VARIANTS = [("breakthrough", "bt"), ("antidraughts", "losing")]
+
+
+def move_key(hub):
+    if "-" in hub:
+        a, b = hub.split("-")
+        return (int(a), int(b), frozenset())
+    parts = [int(x) for x in hub.split("x")]
+    return (parts[0], parts[1], frozenset(parts[2:]))
+
+
+def random_placement(rng, kings):
+    """A legal random position: at most 20 pieces a side, each side at least
+    one, no man on its own crowning row. Without `kings` (breakthrough, where
+    a king means the game is over) a piece on its crowning row is left out."""
+    while True:
+        white, black = [], []
+        fill = rng.randint(4, 30)
+        for sq in range(1, 51):
+            if rng.randrange(50) >= fill:
+                continue
+            is_white = rng.random() < 0.5
+            king = kings and rng.random() < 0.3
+            if (is_white and sq <= 5) or (not is_white and sq >= 46):
+                if not kings:
+                    continue
+                king = True
+            (white if is_white else black).append(("K" if king else "") + str(sq))
+        if 0 < len(white) <= 20 and 0 < len(black) <= 20:
+            return f"{rng.choice('WB')}:W{','.join(white)}:B{','.join(black)}"
+
+
+def winner_tag(winner):
+    return {None: "*", WHITE: "2-0", BLACK: "0-2", 0: "1-1"}[winner]
+
+
+def play(rng, variant, fen):
+    """One random game: the start, then per ply (moves so far, legal moves,
+    result)."""
+    board = Board(variant=variant, fen=fen)
+    plies, played = [], []
+    while True:
+        winner = board.winner()
+        legal = board.legal_moves()
+        plies.append((list(played), {move_key(m.hub_move) for m in legal}, winner_tag(winner)))
+        if winner is not None or not legal or len(played) >= 300:
+            return plies
+        m = rng.choice(legal)
+        played.append(m.hub_move)
+        board.push(m)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary")
+    ap.add_argument("--games", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    bad = 0
+    for theirs, ours in VARIANTS:
+        games = positions = 0
+        lines, expected = [], []
+        for g in range(args.games):
+            if g % 2 == 0:
+                fen = "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
+            else:
+                fen = random_placement(rng, kings=(ours == "losing"))
+            for played, legal, result in play(rng, theirs, fen):
+                lines.append(f"{fen};{' '.join(played)}")
+                expected.append((legal, result))
+            games += 1
+        out = subprocess.run(
+            [args.binary, "legal", "-", "--result", "--variant", ours],
+            input="\n".join(lines) + "\n",
+            capture_output=True,
+            text=True,
+        ).stdout.splitlines()
+        if len(out) != len(lines):
+            sys.exit(f"dammer printed {len(out)} lines for {len(lines)} positions")
+        for line, text, (legal, result) in zip(lines, out, expected):
+            positions += 1
+            if text.startswith("error"):
+                bad += 1
+                print(f"{ours} {line}: dammer rejected it: {text}")
+                continue
+            tag, _, moves = text.partition(": ")
+            tag = tag.split(" ")[0]
+            mine = {move_key(t) for t in moves.split()}
+            # Once a game is over the variants' move lists do not matter.
+            if tag != result or (result == "*" and mine != legal):
+                bad += 1
+                if bad <= 20:
+                    print(f"{ours} {line}\n  dammer {tag}: {sorted(mine - legal)} more, {sorted(legal - mine)} fewer; pydraughts {result}")
+        print(f"{ours}: {games} games, {positions} positions, {bad} differences so far")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
