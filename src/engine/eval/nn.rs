@@ -28,7 +28,7 @@ use crate::rules::position::{Color, Position};
 /// Inputs of one view: 4 piece kinds x 50 squares.
 pub const INPUTS: usize = 200;
 /// Accumulator cells of one view.
-pub const HIDDEN: usize = 256;
+pub const HIDDEN: usize = 128;
 /// Cells of the second layer.
 pub const L2: usize = 16;
 /// Copies of the last two layers, by the number of pieces on the board.
