@@ -532,6 +532,7 @@ impl<'a> Session<'a> {
                 format!("{}", play.period)
             },
             termination: why.to_string(),
+            variant: crate::rules::variant::Variant::Normal,
         };
         let text = pdn::write_game(&tags, play.game.start(), &play.record);
         let written = std::fs::OpenOptions::new()

@@ -187,6 +187,8 @@ pub struct GameTags {
     pub time_control: String,
     /// Why the game ended.
     pub termination: String,
+    /// The game played; a variant gets a `Variant` tag with Scan's name.
+    pub variant: crate::rules::variant::Variant,
 }
 
 /// Writes one game: tags, then the moves numbered in full moves, each with
@@ -196,7 +198,7 @@ pub fn write_game(
     start: &Position,
     moves: &[(crate::rules::movegen::Move, Option<String>)],
 ) -> String {
-    let list: Vec<(String, String)> = [
+    let mut list: Vec<(String, String)> = [
         ("Event", tags.event.clone()),
         ("Site", tags.site.clone()),
         ("Date", tags.date.clone()),
@@ -213,6 +215,9 @@ pub fn write_game(
     .into_iter()
     .map(|(n, v)| (n.to_string(), v))
     .collect();
+    if tags.variant != crate::rules::variant::Variant::Normal {
+        list.insert(8, ("Variant".into(), tags.variant.name().into()));
+    }
     let notes: Vec<_> =
         moves.iter().map(|(m, c)| (*m, MoveNote { comment: c.clone(), ..MoveNote::default() })).collect();
     write_annotated(&list, start, &notes, &tags.result)

@@ -373,6 +373,7 @@ fn the_match_runner_drives_dxp_engines() {
         resign: None,
         sprt: None,
         event: "dxp test".into(),
+        variant: dammer::rules::variant::Variant::Normal,
     };
     let summary = tournament::run(&cfg, &mut |_| {}).unwrap();
     assert_eq!(summary.games, 4);

@@ -58,6 +58,7 @@ fn config(engines: Vec<EngineSpec>, games: usize, pdn: Option<PathBuf>) -> Confi
         resign: None,
         sprt: None,
         event: "test".into(),
+        variant: dammer::rules::variant::Variant::Normal,
     }
 }
 

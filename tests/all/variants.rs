@@ -83,3 +83,33 @@ fn analyse_takes_a_variant() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
 }
+
+/// `dammer match --variant`: Hub engines are told the variant, games end by
+/// its rules, and the PDN says which game it was; an engine that is not a
+/// Hub engine is refused.
+#[test]
+fn a_match_in_a_variant() {
+    let dir = std::env::temp_dir().join(format!("dammer-variant-match-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdn = dir.join("bt.pdn");
+    let bin = env!("CARGO_BIN_EXE_dammer");
+    let engine = format!("cmd={bin} hub");
+    let out = std::process::Command::new(bin)
+        .args(["match", "--engine", "name=a", &engine, "--engine", "name=b", &engine])
+        .args(["--movetime", "0.02", "--games", "2", "--variant", "breakthrough", "--pdn"])
+        .arg(&pdn)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    assert_eq!(text.matches("[Variant \"bt\"]").count(), 2, "{text}");
+    assert_eq!(text.matches("[Termination \"crowned first\"]").count(), 2, "{text}");
+    let out = std::process::Command::new(bin)
+        .args(["match", "--engine", "name=a", &engine, "--engine", "name=s", "early-hub=/bin/true"])
+        .args(["--movetime", "0.02", "--games", "2", "--variant", "losing"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only Hub engines play losing"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

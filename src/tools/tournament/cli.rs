@@ -75,6 +75,11 @@ pub struct MatchArgs {
     /// The PDN Event tag.
     #[arg(long, default_value = "Dammer match")]
     pub event: String,
+    /// The game: normal, bt (breakthrough) or losing (antidraughts). Hub
+    /// engines are told with `set-param name=variant`; the others play only
+    /// the international game.
+    #[arg(long, default_value = "normal", value_parser = crate::cli::variant)]
+    pub variant: crate::rules::variant::Variant,
 }
 
 fn margin_arg(text: &str) -> Result<std::time::Duration, options::OptionError> {
@@ -88,10 +93,20 @@ fn gui_overhead_arg(text: &str) -> Result<std::time::Duration, options::OptionEr
 /// `engine_groups` are the `--engine` occurrences, one per engine (the
 /// derived `a.engines` is the same tokens flattened).
 fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String> {
-    let engines =
+    let mut engines =
         engine_groups.iter().map(|tokens| EngineSpec::parse(tokens)).collect::<Result<Vec<_>, _>>()?;
     if engines.len() < 2 {
         return Err("give at least two engines (--engine ... --engine ...)".into());
+    }
+    if a.variant != crate::rules::variant::Variant::Normal {
+        for e in &mut engines {
+            if e.protocol != super::client::Protocol::Hub {
+                return Err(format!("{} is not a Hub engine: only Hub engines play {}", e.name, a.variant));
+            }
+            if !e.params.iter().any(|(n, _)| n == "variant") {
+                e.params.push(("variant".into(), a.variant.name().into()));
+            }
+        }
     }
     let tc = match (a.movetime, a.tc) {
         (Some(t), None) => TimeControl::MoveTime(t.as_secs_f64()),
@@ -156,6 +171,7 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
         resign,
         sprt,
         event: a.event,
+        variant: a.variant,
     })
 }
 

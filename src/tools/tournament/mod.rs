@@ -27,6 +27,7 @@ use crate::rules::movegen::Move;
 use crate::rules::openings::Opening;
 use crate::rules::pdn;
 use crate::rules::position::{Color, Position};
+use crate::rules::variant::Variant;
 use client::{Budget, EngineError, EngineSpec};
 use player::Player;
 use stats::{Sprt, SprtVerdict, Tally};
@@ -152,6 +153,9 @@ pub struct Config {
     pub sprt: Option<Sprt>,
     /// The PDN Event tag.
     pub event: String,
+    /// The game played (engines other than Hub ones play only the
+    /// international game).
+    pub variant: Variant,
 }
 
 /// How a game ended.
@@ -521,6 +525,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                     result: record.outcome.pdn().into(),
                     time_control: cfg.tc.pdn(),
                     termination: record.termination.clone(),
+                    variant: cfg.variant,
                 };
                 let text = pdn::write_game(&tags, &record.start, &record.moves);
                 if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
@@ -734,7 +739,7 @@ fn play_game(
     stop: &AtomicBool,
 ) -> Option<GameRecord> {
     let opening = &cfg.openings[job.opening];
-    let mut game = Game::new(opening.start);
+    let mut game = Game::with_variant(opening.start, cfg.variant);
     for m in &opening.moves {
         // Checked when the openings were read.
         let _ = game.play(*m);
@@ -804,7 +809,11 @@ fn play_game(
             GameResult::Ongoing => {}
             GameResult::Win(c) => {
                 record.outcome = if c == Color::White { Outcome::WhiteWins } else { Outcome::BlackWins };
-                record.termination = "no legal move".into();
+                record.termination = match cfg.variant {
+                    Variant::Breakthrough => "crowned first",
+                    _ => "no legal move",
+                }
+                .into();
                 break;
             }
             GameResult::Draw(why) => {
@@ -1167,6 +1176,7 @@ mod tests {
             resign: None,
             sprt: None,
             event: "t".into(),
+            variant: Variant::Normal,
         };
         let jobs = schedule(&cfg);
         assert_eq!(jobs.len(), 12);
