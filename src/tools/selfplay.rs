@@ -26,10 +26,26 @@ use crate::rules::game::{Game, GameResult};
 use crate::rules::movegen::legal_moves;
 use crate::rules::openings::{parse_openings, Opening, DEFAULT_OPENINGS};
 use crate::rules::position::{Color, Position};
+use crate::rules::variant::Variant;
 
 /// Bytes of one record.
 pub const RECORD_SIZE: usize = 32;
 const MAGIC: &[u8; 8] = b"DAMMERSP";
+
+/// The header of a data file of `variant`'s games: the international
+/// game's files keep the first header, so that older files still read.
+fn magic(variant: Variant) -> &'static [u8; 8] {
+    match variant {
+        Variant::Normal => MAGIC,
+        Variant::Breakthrough => b"DAMMERBT",
+        Variant::Losing => b"DAMMERLO",
+    }
+}
+
+/// The variant whose games a file holds, from its header.
+fn variant_of(header: &[u8]) -> Option<Variant> {
+    Variant::ALL.into_iter().find(|&v| header.starts_with(magic(v)))
+}
 
 /// One stored position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,23 +98,34 @@ impl Record {
     }
 }
 
-/// Reads every record of a data file. A partly written last record (an
-/// interrupted run) is ignored; anything else wrong is an error.
+/// Reads every record of a data file of the international game. A partly
+/// written last record (an interrupted run) is ignored; anything else wrong
+/// (a variant's file included) is an error.
 pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
+    match read_data(path)? {
+        (Variant::Normal, records) => Ok(records),
+        (other, _) => {
+            Err(format!("{} holds games of {other}, not of the international game", path.display()))
+        }
+    }
+}
+
+/// Reads a data file: the variant of its games and every record.
+pub fn read_data(path: &Path) -> Result<(Variant, Vec<Record>), String> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+    let Some(variant) = variant_of(&bytes) else {
         return Err(format!("{} is not a Dammer self-play file", path.display()));
-    }
+    };
     let body = &bytes[MAGIC.len()..];
     let mut out = Vec::with_capacity(body.len() / RECORD_SIZE);
     for (i, chunk) in body.chunks_exact(RECORD_SIZE).enumerate() {
         let rec = chunk.try_into().ok().and_then(Record::from_bytes);
         out.push(rec.ok_or_else(|| format!("{}: record {i} is corrupt", path.display()))?);
     }
-    Ok(out)
+    Ok((variant, out))
 }
 
 /// What a self-play run does.
@@ -125,6 +152,8 @@ pub struct Config {
     /// This run plays only the games of one shard: `(k, n)` takes the
     /// games whose number is `k - 1` modulo `n` (`(1, 1)`: all of them).
     pub shard: (u32, u32),
+    /// The game played (a variant plays with its own evaluation).
+    pub variant: Variant,
 }
 
 /// How a run went.
@@ -142,15 +171,15 @@ pub struct Summary {
     pub interrupted: bool,
 }
 
-/// Opens (or creates) the data file, drops a partial last record, and
-/// returns the games it already holds.
-fn prepare(path: &Path) -> Result<HashSet<u32>, String> {
+/// Opens (or creates) the data file of `variant`'s games, drops a partial
+/// last record, and returns the games it already holds.
+fn prepare(path: &Path, variant: Variant) -> Result<HashSet<u32>, String> {
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut f =
         OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(err)?;
     let len = f.metadata().map_err(err)?.len() as usize;
     if len == 0 {
-        f.write_all(MAGIC).map_err(err)?;
+        f.write_all(magic(variant)).map_err(err)?;
         return Ok(HashSet::new());
     }
     if len < MAGIC.len() {
@@ -161,14 +190,17 @@ fn prepare(path: &Path) -> Result<HashSet<u32>, String> {
         f.set_len(whole as u64).map_err(err)?;
         f.seek(SeekFrom::End(0)).map_err(err)?;
     }
-    Ok(read_records(path)?.iter().map(|r| r.game).collect())
+    match read_data(path)? {
+        (v, records) if v == variant => Ok(records.iter().map(|r| r.game).collect()),
+        (v, _) => Err(format!("{} holds games of {v}, not of {variant}", path.display())),
+    }
 }
 
 /// Plays game number `number`: its records and its result from White's side.
 pub fn play_game(cfg: &Config, engine: &mut Engine, number: u32) -> (Vec<Record>, i8) {
     let mut rng = SplitMix(cfg.seed ^ u64::from(number).wrapping_mul(0xd1b5_4a32_d192_ed03));
     let opening = &cfg.openings[rng.below(cfg.openings.len())];
-    let mut game = Game::new(opening.start);
+    let mut game = Game::with_variant(opening.start, cfg.variant);
     for m in &opening.moves {
         let _ = game.play(*m);
     }
@@ -280,7 +312,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     if n == 0 || k == 0 || k > n {
         return Err(format!("shard {k}/{n}: expected K/N with 1 <= K <= N"));
     }
-    let done = prepare(&cfg.out)?;
+    let done = prepare(&cfg.out, cfg.variant)?;
     let todo: Vec<u32> = (0..cfg.games).filter(|g| g % n == k - 1 && !done.contains(g)).collect();
     let mut summary = Summary { total_games: done.len() as u32, ..Summary::default() };
     progress(&format!(
@@ -350,8 +382,14 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<(u32, u64), String> {
         return Err(format!("{} is also an input", out.display()));
     }
     let mut games: std::collections::BTreeMap<u32, (usize, Vec<Record>)> = std::collections::BTreeMap::new();
+    let mut variant = None;
     for (i, path) in inputs.iter().enumerate() {
-        for r in read_records(path)? {
+        let (v, records) = read_data(path)?;
+        if variant.is_some_and(|first| first != v) {
+            return Err(format!("{} holds games of {v}, the files before it another game's", path.display()));
+        }
+        variant = Some(v);
+        for r in records {
             let entry = games.entry(r.game).or_insert_with(|| (i, Vec::new()));
             if entry.0 != i {
                 return Err(format!(
@@ -366,7 +404,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<(u32, u64), String> {
     }
     let mut bytes =
         Vec::with_capacity(MAGIC.len() + games.values().map(|g| g.1.len()).sum::<usize>() * RECORD_SIZE);
-    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(magic(variant.unwrap_or_default()));
     let mut positions = 0u64;
     for (_, records) in games.values() {
         positions += records.len() as u64;
@@ -446,14 +484,21 @@ pub struct SelfplayArgs {
     /// `dammer merge` joins them into the file one run would make.
     #[arg(long, default_value = "1/1", value_parser = shard_arg)]
     pub shard: (u32, u32),
-    /// The evaluation.
+    /// The evaluation (of the international game; a variant plays with its
+    /// own).
     #[command(flatten)]
     pub eval: crate::cli::EvalArgs,
+    /// The game: normal, bt (breakthrough) or losing (antidraughts); the
+    /// file's header says which, and a file of one is never extended with
+    /// another's games.
+    #[arg(long, default_value = "normal", value_parser = crate::cli::variant)]
+    pub variant: Variant,
 }
 
 /// Runs `dammer selfplay`.
 pub fn run_cli(args: SelfplayArgs) -> Result<(), String> {
-    let SelfplayArgs { out, games, nodes, threads, random_plies, seed, max_plies, shard, eval } = args;
+    let SelfplayArgs { out, games, nodes, threads, random_plies, seed, max_plies, shard, eval, variant } =
+        args;
     let cfg = Config {
         out,
         games,
@@ -465,6 +510,7 @@ pub fn run_cli(args: SelfplayArgs) -> Result<(), String> {
         max_plies: max_plies.max(1),
         openings: parse_openings(DEFAULT_OPENINGS, false)?,
         shard,
+        variant,
     };
     crate::tools::interrupt::catch();
     run(&cfg, &mut |line| println!("{line}")).map(|_| ())
@@ -496,7 +542,7 @@ pub fn relabel(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Relabelled, String> {
     let records = read_records(input)?;
-    let done = prepare(out)?;
+    let done = prepare(out, Variant::Normal)?;
     let games: Vec<&[Record]> =
         records.chunk_by(|a, b| a.game == b.game).filter(|g| !done.contains(&g[0].game)).collect();
     progress(&format!(

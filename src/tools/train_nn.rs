@@ -413,9 +413,22 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
     save(&net)?;
     let started = Instant::now();
     let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
+    let mut variant = None;
     for path in &cfg.data {
-        let records = crate::tools::selfplay::read_records(path)?;
-        progress(&format!("{}: {} positions", path.display(), records.len()));
+        let (v, records) = crate::tools::selfplay::read_data(path)?;
+        // One network learns one game; the tables know only the
+        // international one.
+        if variant.is_some_and(|first| first != v) {
+            return Err(format!("{} holds games of {v}, the files before it another game's", path.display()));
+        }
+        if v != crate::rules::variant::Variant::Normal && tables.is_some() {
+            return Err(format!(
+                "{}: the endgame tables are the international game's, not {v}'s",
+                path.display()
+            ));
+        }
+        variant = Some(v);
+        progress(&format!("{}: {} positions of {v}", path.display(), records.len()));
         let (v, t): (Vec<Record>, Vec<Record>) = records.into_iter().partition(|r| r.game % 10 == 0);
         let exact = train.extend(&t, cfg.lambda, cfg.k, tables) + val.extend(&v, cfg.lambda, cfg.k, tables);
         if let Some(t) = tables {

@@ -370,6 +370,7 @@ fn selfplay_files_resume_and_hold_quiet_positions() {
         openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
             .unwrap(),
         shard: (1, 1),
+        variant: dammer::rules::variant::Variant::Normal,
     };
     let first = selfplay::run(&cfg, &mut |_| {}).unwrap();
     assert_eq!(first.games, 3);
@@ -423,6 +424,7 @@ fn shards_merged_give_the_file_of_one_run() {
         openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
             .unwrap(),
         shard,
+        variant: dammer::rules::variant::Variant::Normal,
     };
     let one = dir.join("one.bin");
     let _ = std::fs::remove_file(&one);
@@ -512,6 +514,7 @@ fn relabelling_keeps_games_and_results_and_resumes() {
         openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
             .unwrap(),
         shard: (1, 1),
+        variant: dammer::rules::variant::Variant::Normal,
     };
     selfplay::run(&cfg, &mut |_| {}).unwrap();
     let before = selfplay::read_records(&input).unwrap();

@@ -113,3 +113,43 @@ fn a_match_in_a_variant() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("only Hub engines play losing"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Self-play of a variant writes a file that says so: it is never extended
+/// with another game's games, merged with them, read as international
+/// data, or fitted with the international endgame tables.
+#[test]
+fn variant_data_stays_apart() {
+    use dammer::engine::eval::Evaluation;
+    use dammer::tools::selfplay;
+    let dir = std::env::temp_dir().join(format!("dammer-variant-data-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = |out: std::path::PathBuf, variant: Variant| selfplay::Config {
+        out,
+        games: 3,
+        nodes: 200,
+        threads: 2,
+        random_plies: 2,
+        seed: 5,
+        eval: Evaluation::Hand,
+        // A breakthrough game ends long before: men only go forward.
+        max_plies: 400,
+        openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
+            .unwrap(),
+        shard: (1, 1),
+        variant,
+    };
+    let (bt, normal) = (dir.join("bt.bin"), dir.join("normal.bin"));
+    selfplay::run(&cfg(bt.clone(), Variant::Breakthrough), &mut |_| {}).unwrap();
+    selfplay::run(&cfg(normal.clone(), Variant::Normal), &mut |_| {}).unwrap();
+    let (variant, records) = selfplay::read_data(&bt).unwrap();
+    assert_eq!(variant, Variant::Breakthrough);
+    assert!(!records.is_empty());
+    // Breakthrough games end at the first crowning: every game is decided.
+    assert!(records.iter().all(|r| r.result != 0), "a breakthrough game drawn");
+    let err = selfplay::run(&cfg(bt.clone(), Variant::Normal), &mut |_| {}).unwrap_err();
+    assert!(err.contains("holds games of bt"), "{err}");
+    assert!(selfplay::read_records(&bt).unwrap_err().contains("not of the international game"));
+    let err = selfplay::merge(&[normal.clone(), bt.clone()], &dir.join("m.bin")).unwrap_err();
+    assert!(err.contains("another game's"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
