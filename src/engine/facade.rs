@@ -345,7 +345,7 @@ impl Core {
         // The book plays games: a depth or node limit asks for a search
         // of that size, and analysis for a search at all.
         let plays = !(limits.analysis || limits.ponder || limits.infinite);
-        if plays && limits.depth.is_none() && limits.nodes.is_none() {
+        if plays && (limits.caps_only || (limits.depth.is_none() && limits.nodes.is_none())) {
             if let Some(book) = self.book.as_deref().filter(|_| normal) {
                 let draw = self.book_draws.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed);
                 if let Some(b) = book.choose(&pos, &self.book_policy, draw) {

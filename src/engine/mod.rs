@@ -11,6 +11,7 @@ mod facade;
 pub mod options;
 pub mod score;
 pub mod search;
+pub mod strength;
 pub(crate) mod threads;
 pub mod time;
 pub(crate) mod tt;

@@ -54,6 +54,10 @@ pub struct Limits {
     /// Deepest ply searched, extensions and capture resolution included
     /// (lidraughts' `level ply`); `None`: as deep as the search goes.
     pub ply: Option<u32>,
+    /// The depth and node limits are a strength level's caps
+    /// (`engine::strength`), not a request for a search of that size: the
+    /// opening book still plays.
+    pub caps_only: bool,
 }
 
 /// Strongest weakening `handicap` takes.

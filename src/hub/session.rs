@@ -19,6 +19,7 @@ use crate::engine::options::{
     self, OptionError, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS,
     MAX_THREADS,
 };
+use crate::engine::strength::{Strength, MAX_STRENGTH};
 use crate::engine::time::{Clock, LatencyMeter, Limits};
 use crate::engine::Engine;
 use crate::hub::protocol::{done_line, info_lines, quote, Message};
@@ -107,6 +108,8 @@ struct Params {
     multipv: usize,
     /// The game played.
     variant: Variant,
+    /// A strength level for people (`engine::strength`), 0 = full strength.
+    strength: u8,
 }
 
 impl Default for Params {
@@ -125,6 +128,7 @@ impl Default for Params {
             book_file: String::new(),
             book_policy: BookPolicy::default(),
             variant: Variant::Normal,
+            strength: 0,
         }
     }
 }
@@ -353,6 +357,10 @@ impl Hub {
             self.params.multipv,
             options::MAX_MULTIPV
         ));
+        emit(&format!(
+            "param name=strength value={} type=int min=0 max={MAX_STRENGTH}",
+            self.params.strength
+        ));
         // `values` last: lidraughts' client splits the line at its last `=`.
         emit(&format!(
             "param name=variant value={} type=enum values=\"{}\"",
@@ -425,6 +433,9 @@ impl Hub {
                     parse_bool(value).ok_or(format!("book must be true or false, not {value:?}"))?
             }
             "multipv" => self.params.multipv = options::multipv(value).map_err(|e| e.to_string())?,
+            "strength" => {
+                self.params.strength = parse_int("strength", value, 0, u64::from(MAX_STRENGTH))? as u8
+            }
             "variant" => {
                 let variant = Variant::from_name(value).map_err(|e| e.to_string())?;
                 self.params.variant = variant;
@@ -531,7 +542,20 @@ impl Hub {
             }
             _ => None,
         };
-        self.engine()
+        // A strength level weakens games, never analysis.
+        let strength = Strength::of(self.params.strength).filter(|_| !limits.analysis);
+        if let Some(s) = &strength {
+            s.limit(&mut limits);
+        }
+        let book = self.book.clone().filter(|_| self.params.book);
+        let engine = self.engine();
+        if let Some(s) = strength {
+            if s.weak_eval {
+                engine.set_evaluation(Evaluation::Pst);
+            }
+            engine.set_book(book, BookPolicy { max_ply: s.book_ply, margin: s.book_margin });
+        }
+        engine
             .start(
                 &game,
                 &limits,

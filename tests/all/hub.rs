@@ -518,6 +518,41 @@ fn the_variant_parameter() {
     hub.close();
 }
 
+/// The `strength` parameter (levels for people): level 1 spends about 50
+/// nodes a move, full strength is unchanged, and analysis is never weakened.
+#[test]
+fn strength_levels_weaken_games_only() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("hub");
+    let params = hub.until("wait", Duration::from_secs(5));
+    assert!(params.iter().any(|l| l == "param name=strength value=0 type=int min=0 max=8"), "{params:?}");
+    hub.send("set-param name=strength value=1");
+    hub.send("init");
+    hub.until("ready", Duration::from_secs(10));
+    let fen =
+        "W:W27,28,32,33,34,36,37,38,39,40,42,43,44,45,47,48,49:B2,3,6,7,8,9,11,12,13,14,16,17,18,19,21,23,24";
+    let nodes = |lines: &[String]| -> u64 {
+        let last = lines.iter().rev().find(|l| l.starts_with("info")).expect("an info line");
+        last.split(' ').find_map(|f| f.strip_prefix("nodes=")).unwrap().parse().unwrap()
+    };
+    hub.send(&format!("pos pos={fen}"));
+    hub.send("level time=60");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert!(nodes(&lines) <= 60, "{lines:?}");
+    Game::from_text(fen).unwrap().play_text(&done_move(&lines)).unwrap();
+    hub.send(&format!("pos pos={fen}"));
+    hub.send("level nodes=20000");
+    hub.send("go analyze");
+    let lines = hub.until("done", Duration::from_secs(10));
+    assert!(nodes(&lines) > 5_000, "{lines:?}");
+    hub.send("set-param name=strength value=9");
+    hub.send("ping");
+    let lines = hub.until("pong", Duration::from_secs(5));
+    assert!(lines.iter().any(|l| l.starts_with("error") && l.contains("strength")), "{lines:?}");
+    hub.close();
+}
+
 /// lidraughts' analysis board: threads before each search, tt-size then init
 /// again, infinite analysis ended by stop.
 #[test]

@@ -176,6 +176,10 @@ pub(crate) struct Searcher<'a> {
     best_so_far: RootResult,
     /// What the evaluation keeps between positions (the network's accumulators).
     net_cache: NetCache,
+    /// Nodes between two looks at the limits: [`CHECK_EVERY`], or fewer
+    /// under a small node limit (a strength level's 50 nodes), so that the
+    /// limit is kept to within a few nodes.
+    check_every: u64,
 }
 
 impl std::fmt::Debug for Searcher<'_> {
@@ -231,6 +235,7 @@ impl<'a> Searcher<'a> {
             report: None,
             best_so_far: RootResult::default(),
             net_cache: NetCache::new(MAX_PLY + 1),
+            check_every: shared.node_limit.map_or(CHECK_EVERY, |n| (n / 16).clamp(1, CHECK_EVERY)),
         }
     }
 
@@ -302,7 +307,7 @@ impl<'a> Searcher<'a> {
     fn count_node(&mut self) {
         self.nodes += 1;
         self.unpublished += 1;
-        if self.unpublished >= CHECK_EVERY {
+        if self.unpublished >= self.check_every {
             self.check_limits();
         }
     }
