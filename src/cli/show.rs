@@ -38,6 +38,10 @@ pub struct ShowArgs {
     /// Moves to play first, separated by spaces (Hub or PDN notation).
     #[arg(long, default_value = "")]
     pub moves: String,
+    /// The game whose result and evaluation are shown: normal, bt
+    /// (breakthrough) or losing (antidraughts).
+    #[arg(long, default_value = "normal", value_parser = super::variant)]
+    pub variant: Variant,
 }
 
 /// The arguments of `dammer legal`.
@@ -111,7 +115,7 @@ fn perft_with_progress(pos: &crate::rules::position::Position, depth: u32, threa
 /// Runs `dammer show`, colouring with `style`.
 pub fn show(args: &ShowArgs, style: super::board::Style) -> Result<(), String> {
     let (fen, moves) = (&args.fen, &args.moves);
-    let game = super::game_from(fen, moves)?;
+    let game = super::game_from(fen, moves)?.in_variant(args.variant);
     let pos = game.position();
     println!("{}", super::board::diagram(pos, style));
     println!("hub {}", pos.to_hub());
@@ -125,7 +129,10 @@ pub fn show(args: &ShowArgs, style: super::board::Style) -> Result<(), String> {
     if result == GameResult::Ongoing {
         println!(
             "eval {} (static evaluation, men, for {}, the side to move)",
-            crate::engine::score::format(crate::engine::eval::evaluate(pos)),
+            crate::engine::score::format(match args.variant {
+                Variant::Normal => crate::engine::eval::evaluate(pos),
+                other => crate::engine::eval::Evaluation::of_variant(other).evaluate(pos),
+            }),
             super::board::side_name(pos.side())
         );
     } else {

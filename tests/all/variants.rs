@@ -153,3 +153,16 @@ fn variant_data_stays_apart() {
     assert!(err.contains("another game's"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn show_gives_the_variants_result() {
+    let run = |variant: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dammer"))
+            .args(["show", "--fen", "W:W28:B19", "--moves", "28-23 19x28", "--variant", variant])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(run("antidraughts").contains("result 2-0"));
+    assert!(run("normal").contains("result 0-2"));
+}
