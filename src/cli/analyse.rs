@@ -99,11 +99,19 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
     engine.set_egdb(tables);
     let start = *game.position();
     println!("{}", diagram(&start, style));
+    if crate::rules::movegen::legal_moves(&start).is_empty() {
+        // Nothing to search: no legend or table for rows that never come.
+        println!("no legal move: {}", game.result());
+        return Ok(());
+    }
     if let Some(line) = book_line(args, &start) {
         println!("{line}");
     }
     println!("{}", style.dim(&legend(side_name(start.side()))));
-    println!("{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  pv", "depth", "mean", "score", "nodes", "knps", "time");
+    println!(
+        "{:>5} {:>6} {:>SCORE_WIDTH$} {:>12} {:>9} {:>8}  pv",
+        "depth", "mean", "score", "nodes", "knps", "time"
+    );
     let mut last_lines = Vec::new();
     let mut last_row: Option<(u32, Vec<crate::rules::movegen::Move>)> = None;
     let mut on_info = |info: &Info| {
@@ -120,8 +128,8 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
             _ => format!("1. {}", pv(&info.pv)),
         };
         println!(
-            "{:>5} {:>6.1} {:>14} {:>12} {:>9.0} {:>8.3}  {first}",
-            info.depth,
+            "{:>5} {:>6.1} {:>SCORE_WIDTH$} {:>12} {:>9.0} {:>8.3}  {first}",
+            depth_text(info.depth, info.partial),
             info.mean_depth,
             describe(info.score),
             info.nodes,
@@ -130,7 +138,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
         );
         for (k, line) in info.lines.iter().enumerate().skip(1) {
             println!(
-                "{:>5} {:>6} {:>14} {:>12} {:>9} {:>8}  {}. {}",
+                "{:>5} {:>6} {:>SCORE_WIDTH$} {:>12} {:>9} {:>8}  {}. {}",
                 "",
                 "",
                 describe(line.score),
@@ -155,7 +163,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
                 "best move {}{hub}, score {}, depth {}, {} nodes in {:.3}s ({:.0} knps)",
                 style.strong(&best),
                 describe(result.score),
-                result.depth,
+                depth_text(result.depth, result.partial),
                 result.nodes,
                 secs,
                 if secs > 0.0 { result.nodes as f64 / secs / 1e3 } else { 0.0 }
@@ -164,7 +172,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
                 println!("best lines at depth {}:", result.depth);
                 for (k, line) in last_lines.iter().enumerate() {
                     println!(
-                        "{:>3}. {:>14}  {}",
+                        "{:>3}. {:>SCORE_WIDTH$}  {}",
                         k + 1,
                         describe(line.score),
                         crate::rules::notation::line_to_pdn(&start, &line.pv)
@@ -177,10 +185,25 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
     Ok(())
 }
 
+/// Width of the score column: the longest description, `-89.98 (table
+/// loss)` or `-99.98 (loss in 100)`, fits.
+const SCORE_WIDTH: usize = 20;
+
+/// The depth column: `18`, or `18+` when the move was found in the
+/// unfinished 19th iteration.
+fn depth_text(depth: u32, partial: bool) -> String {
+    if partial {
+        format!("{depth}+")
+    } else {
+        depth.to_string()
+    }
+}
+
 /// What the columns of the analysis mean, for the side to move `side`.
 fn legend(side: &str) -> String {
     format!(
-        "scores in men (1.00 = a man) for {side}, the side to move; mean: average depth of the leaves; \
-         knps: thousand nodes a second; time in seconds"
+        "scores in men (1.00 = a man) for {side}, the side to move; depth N+: iteration N done, then \
+         a better move found in the unfinished N+1 (its score so far); mean: average depth of the \
+         leaves; knps: thousand nodes a second; time in seconds"
     )
 }

@@ -40,6 +40,8 @@ pub struct SearchResult {
     pub score: Score,
     /// Deepest completed iteration (0 when the move was played at once).
     pub depth: u32,
+    /// The move comes from the unfinished iteration `depth + 1` (see [`Info::partial`]).
+    pub partial: bool,
     /// Nodes searched over all threads.
     pub nodes: u64,
     /// Time used.
@@ -331,6 +333,7 @@ impl Core {
             ponder: None,
             score,
             depth: 0,
+            partial: false,
             nodes: 0,
             time: start.elapsed(),
             pv: best.into_iter().collect(),
@@ -360,6 +363,7 @@ impl Core {
                         time: r.time,
                         pv: r.pv.clone(),
                         lines: Vec::new(),
+                        partial: false,
                     });
                     return r;
                 }
@@ -434,6 +438,7 @@ impl Core {
             ponder: root.pv.get(1).copied(),
             score: table_score(root.score),
             depth: root.depth,
+            partial: root.partial,
             nodes,
             time: start.elapsed(),
             pv: root.pv,

@@ -118,6 +118,32 @@ fn the_console_numbers_squares_and_explains_its_columns() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("multipv must be between 1 and 100"));
 }
 
+#[test]
+fn a_position_without_moves_gets_no_table_and_won_scores_keep_the_columns() {
+    let out = Command::new(DAMMER).args(["analyse", "W:W:B1"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("no legal move: 0-2"), "{text}");
+    assert!(!text.contains("scores in men") && !text.contains("depth"), "{text}");
+    // A described win ("99.97 (win in 3)") fits the score column: the node
+    // count starts in the same place on every row.
+    let out = Command::new(DAMMER).args(["analyse", "--depth", "8", "W:WK28:B16"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let header = text.lines().find(|l| l.starts_with("depth")).unwrap();
+    let nodes_end = header.find("nodes").unwrap() + "nodes".len();
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("depth"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("best"))
+        .collect();
+    assert!(rows.iter().any(|r| r.contains("(win in")), "{text}");
+    for row in rows {
+        assert!(row.as_bytes()[nodes_end - 1].is_ascii_digit(), "{row:?} under {header:?}");
+        assert_eq!(row.as_bytes()[nodes_end], b' ', "{row:?} under {header:?}");
+    }
+}
+
 /// A short game with a blunder: Black's 19-24 lets White take four men.
 const GAME: &str = r#"[Event "test"]
 [White "W. Hite"]

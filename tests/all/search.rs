@@ -225,6 +225,15 @@ fn stop_from_another_thread() {
 /// last iteration would end plays that iteration's move, not the one of the
 /// iteration before. One thread and a fresh table make each search repeat
 /// the first nodes of the longer one exactly.
+/// Every move of `pv` is legal where it is played.
+fn assert_legal_line(game: &Game, pv: &[Move]) {
+    let mut pos = *game.position();
+    for m in pv {
+        assert!(legal_moves(&pos).iter().any(|l| l == m), "{m} is not legal in {}", pos.to_fen());
+        pos = pos.make(m);
+    }
+}
+
 #[test]
 fn a_cut_short_iteration_plays_the_move_it_found() {
     const D: u32 = 8;
@@ -247,8 +256,25 @@ fn a_cut_short_iteration_plays_the_move_it_found() {
         let r = fresh(&game, &cut);
         assert_eq!(r.depth, D - 1, "the cut iteration is not reported as completed");
         assert!(legal_moves(game.position()).iter().any(|m| Some(*m) == r.best));
+        assert_legal_line(&game, &r.pv);
+        assert_eq!(r.pv.first().copied(), r.best);
+        assert_eq!(r.ponder, r.pv.get(1).copied());
         if r.best == full.best {
             adopted += 1;
+            // A move from the unfinished iteration says so and keeps a line
+            // with the reply it expects, not the move alone.
+            assert!(
+                r.partial,
+                "{}: the move of the cut iteration is not marked partial",
+                game.position().to_fen()
+            );
+            assert!(
+                r.pv.len() >= 2,
+                "{}: the cut iteration's line is the move alone",
+                game.position().to_fen()
+            );
+        } else {
+            assert!(!r.partial || r.best != before.best);
         }
         if changed == 12 {
             break;

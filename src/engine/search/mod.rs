@@ -99,6 +99,10 @@ pub struct Info {
     /// With multi-PV, the best lines, best first (the first is `score` and
     /// `pv`); empty otherwise.
     pub lines: Vec<Line>,
+    /// The move and score come from iteration `depth + 1`, which the clock
+    /// stopped after it had found that move better than the completed
+    /// iteration's: the score is what that move had shown so far.
+    pub partial: bool,
 }
 
 /// One line of a multi-PV search: a root move's exact score and its line.
@@ -137,6 +141,8 @@ pub(crate) struct RootResult {
     pub mean_depth: f64,
     /// With multi-PV, the best lines of that iteration, best first.
     pub lines: Vec<Line>,
+    /// The move comes from the unfinished iteration `depth + 1` (see [`Info::partial`]).
+    pub partial: bool,
 }
 
 /// One search thread.
@@ -300,6 +306,7 @@ impl<'a> Searcher<'a> {
             time: self.clock_start.elapsed(),
             pv: r.pv.clone(),
             lines: r.lines.clone(),
+            partial: r.partial,
         }
     }
 
@@ -354,6 +361,9 @@ impl<'a> Searcher<'a> {
             if pv.is_empty() {
                 pv.push(self.root_moves[0]);
             }
+            if self.id == 0 {
+                self.extend_from_tt(&mut pv, depth as usize);
+            }
             let best = pv.first().copied();
             self.best_so_far = RootResult {
                 best,
@@ -362,6 +372,7 @@ impl<'a> Searcher<'a> {
                 lines: self.result_lines(score, &pv),
                 pv,
                 mean_depth: if self.leaves > 0 { self.leaf_plies as f64 / self.leaves as f64 } else { 0.0 },
+                partial: false,
             };
             if best == prev_best {
                 stable_iterations += 1;
@@ -410,11 +421,51 @@ impl<'a> Searcher<'a> {
         if self.id != 0 || self.multipv() > 1 {
             return;
         }
-        let Some(claim) = self.claim.take() else { return };
+        let Some(mut claim) = self.claim.take() else { return };
+        if claim.pv.first() == self.best_so_far.pv.first() {
+            // The completed iteration's move, re-searched: its line stays
+            // the one to show, longer than what the cut search left.
+            if claim.pv.len() < self.best_so_far.pv.len() {
+                claim.pv.clone_from(&self.best_so_far.pv);
+            }
+        } else {
+            self.best_so_far.partial = true;
+        }
+        self.extend_from_tt(&mut claim.pv, self.root_depth.max(2) as usize);
         self.best_so_far.best = claim.pv.first().copied();
         self.best_so_far.score = claim.score;
         self.best_so_far.pv = claim.pv;
         self.report_best();
+    }
+
+    /// Lengthens `pv` (legal from the root) up to `max` moves with the
+    /// moves the transposition table holds for the positions after it: a
+    /// line cut short by a table hit, or a move whose re-search the clock
+    /// stopped, still shows the reply the engine expects (a GUI's ponder
+    /// move). It stops at a position seen earlier in the line, a table
+    /// entry without a move, or a move that is not legal there.
+    fn extend_from_tt(&self, pv: &mut Vec<Move>, max: usize) {
+        if pv.len() >= max.min(MAX_PLY) {
+            return;
+        }
+        let mut pos = self.root;
+        let mut seen = vec![pos.key()];
+        for m in pv.iter() {
+            pos = pos.make(m);
+            seen.push(pos.key());
+        }
+        let mut list = MoveList::new();
+        while pv.len() < max.min(MAX_PLY) {
+            let Some((from, to)) = self.shared.tt.probe(pos.key()).and_then(|e| e.mv) else { break };
+            generate(&pos, &mut list);
+            let Some(m) = list.iter().find(|m| (m.from, m.to) == (from, to)).copied() else { break };
+            pos = pos.make(&m);
+            if seen.contains(&pos.key()) {
+                break;
+            }
+            seen.push(pos.key());
+            pv.push(m);
+        }
     }
 
     /// Infinite analysis and pondering answer only when told to: the main
