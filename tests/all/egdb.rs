@@ -227,12 +227,7 @@ fn missing_tables_and_bad_directories_are_clear_errors() {
     let err = Tables::load(Path::new("/nonexistent/egdb"), 4).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/egdb"), "{err}");
     // A directory with only the 2-piece tables serves 2 pieces, not more.
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("egdb-partial-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for sig in Signature::all(2) {
-        std::fs::copy(table_dir().join(sig.file_name()), dir.join(sig.file_name())).unwrap();
-    }
+    let dir = partial_set("partial", &Signature::all(2));
     let (partial, missing) = Tables::load(&dir, 4).unwrap();
     assert_eq!(partial.max_pieces(), 2);
     assert_eq!(egdb::complete_pieces(&dir), 2);
@@ -241,6 +236,46 @@ fn missing_tables_and_bad_directories_are_clear_errors() {
     assert_eq!(partial.probe(&Position::parse("W:WK46:BK4").unwrap()), Some(Wdl::Draw));
     assert_eq!(partial.probe(&Position::parse("W:WK28,K32:BK4").unwrap()), None);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A directory holding the tables of `sigs` copied from the full set.
+fn partial_set(name: &str, sigs: &[Signature]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("egdb-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for sig in sigs {
+        std::fs::copy(table_dir().join(sig.file_name()), dir.join(sig.file_name())).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_partial_table_set_keeps_exact_results_and_ends_the_analysis() {
+    // Only the 2-piece tables, and the 3-piece ones with the root's missing.
+    let three: Vec<Signature> =
+        Signature::all(3).into_iter().filter(|s| s.file_name() != "1m0k-1m1k.wdl").collect();
+    assert_eq!(three.len() + 1, Signature::all(3).len());
+    for (name, sigs) in [("two", Signature::all(2)), ("three-less-one", three)] {
+        let dir = partial_set(name, &sigs);
+        let (loaded, _) = Tables::load(&dir, 3).unwrap();
+        let mut engine = Engine::new(1, 16);
+        engine.set_egdb(Some(Arc::new(loaded)));
+        let analysis = Limits {
+            move_time: Some(std::time::Duration::from_secs(30)),
+            analysis: true,
+            ..Limits::default()
+        };
+        // White's man must step into a capture that leaves White nothing:
+        // lost in 2, which the tables' "loss" must not blur.
+        let r = engine.search_quietly(&Game::from_text("W:W28:B17,K40").unwrap(), &analysis);
+        assert_eq!(r.score, -(WIN - 2), "{name}: {}", r.score);
+        assert!(r.depth < 20, "{name}: a proven loss analysed to depth {}", r.depth);
+        // A table win reached through a capture ends the analysis too.
+        let r = engine.search_quietly(&Game::from_text("W:WK46:B19,23").unwrap(), &analysis);
+        assert!((TB_WIN - 1_000..TB_WIN).contains(&r.score), "{name}: {}", r.score);
+        assert!(r.depth < 20, "{name}: a proven table win analysed to depth {}", r.depth);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// Plays the engine (with tables) against itself from `pos`; the result.

@@ -16,7 +16,9 @@ use crate::engine::control::SearchControl;
 use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::nn::NetCache;
 use crate::engine::eval::Evaluation;
-use crate::engine::score::{from_tt, is_decisive, lost_in, table_win, to_tt, Score, INFINITY, WIN, WIN_BAND};
+use crate::engine::score::{
+    from_tt, is_decisive, lost_in, table_win, to_tt, Score, INFINITY, TB_BAND, TB_WIN, WIN, WIN_BAND,
+};
 use crate::engine::time::{TimeManager, Verdict};
 use crate::engine::tt::{Bound, Entry, TranspositionTable};
 use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
@@ -387,7 +389,8 @@ impl<'a> Searcher<'a> {
                 _ => 0,
             };
             // Whether the previous iteration found the same win or loss.
-            let repeated = prev_score.is_some_and(|p| p == score && is_decisive(score));
+            let repeated =
+                prev_score.is_some_and(|p| p == score && (is_decisive(score) || score.abs() >= TB_BAND));
             prev_score = Some(score);
             if self.id == 0 {
                 self.report_best();
@@ -648,7 +651,10 @@ impl<'a> Searcher<'a> {
         match v {
             Wdl::Draw => Some(0),
             Wdl::Win if trusted => Some(table_win(ply)),
-            Wdl::Loss if trusted => Some(-table_win(ply)),
+            // A side without a move (or without pieces) has lost here and
+            // now: the exact distance, not the table's band, which would
+            // rank this mate below any table win elsewhere.
+            Wdl::Loss if trusted => Some(if has_any_move(pos) { -table_win(ply) } else { lost_in(ply) }),
             _ => None,
         }
     }
@@ -978,7 +984,20 @@ impl<'a> Searcher<'a> {
 /// two iterations in a row, found with plies to spare beyond its distance
 /// (a shorter win would have shown up by then).
 fn proven_enough(score: Score, repeated: bool, depth: u32) -> bool {
-    repeated && score.abs() >= WIN_BAND && depth as Score >= WIN - score.abs() + 4
+    let a = score.abs();
+    // A table win (or loss) at the root is as proven as a counted one: the
+    // evaluation never reaches the table band, so every line that matters
+    // ends in a table result or a mate. Deeper iterations can only find a
+    // mate that passes no table position (a blocked side), which the same
+    // margin of plies past the table position gives them time to find.
+    let distance = if a >= WIN_BAND {
+        WIN - a
+    } else if a >= TB_BAND {
+        TB_WIN - a
+    } else {
+        return false;
+    };
+    repeated && depth as Score >= distance + 4
 }
 
 /// ProbCut: nodes at least this deep are probed...
