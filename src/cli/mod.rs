@@ -57,7 +57,7 @@ impl EgdbArgs {
             None => Pieces::UpTo(egdb::MAX_PIECES),
         };
         let opened = egdb::open(dir, pieces).map_err(|e| e.to_string())?;
-        if let Some(note) = opened.note {
+        for note in &opened.notes {
             eprintln!("dammer: {note}");
         }
         Ok(Some(opened.tables))

@@ -471,9 +471,9 @@ impl Hub {
     /// Loads the tables `bb-path` and `bb-size` name, by the engine's one
     /// loading policy ([`egdb::open`]): the default `bb-size` takes every
     /// complete piece count up to it, a `bb-size` the client set is what it
-    /// asked for. A damaged file leaves the engine without tables; missing
-    /// tables limit the piece count. Either way the engine plays on, and one
-    /// message says what it uses.
+    /// asked for. A missing or damaged table limits the piece count (a
+    /// damaged 2-piece one leaves the engine without tables). Either way the
+    /// engine plays on, and one message says what it uses and what is wrong.
     fn load_tables(&mut self) -> Result<(), String> {
         self.egdb = None;
         if self.params.bb_path.is_empty() || self.params.bb_size < 2 {
@@ -494,7 +494,11 @@ impl Hub {
             dir.display()
         );
         self.egdb = Some(Arc::new(tables));
-        opened.note.map_or(Ok(()), Err)
+        if opened.notes.is_empty() {
+            Ok(())
+        } else {
+            Err(opened.notes.join("; "))
+        }
     }
 
     fn pos(&mut self, msg: &Message) -> Result<(), String> {

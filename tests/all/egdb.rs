@@ -155,14 +155,56 @@ fn verify_reports_a_damaged_table() {
     bad.write(&dir).unwrap();
     let report = dammer::tools::egdb::verify(&dir, 3, 2, |_| {}).unwrap();
     assert!(report.errors >= 1, "{report:?}");
-    // Damage to the bytes themselves is caught by the checksum.
-    let path = dir.join(sig.file_name());
-    let mut bytes = std::fs::read(&path).unwrap();
-    let n = bytes.len();
-    bytes[n / 2] ^= 0x40;
-    std::fs::write(&path, bytes).unwrap();
-    let err = Tables::load(&dir, 3).unwrap_err();
-    assert!(err.to_string().contains("checksum"), "{err}");
+    good.write(&dir).unwrap();
+    // Damage to the bytes themselves is caught by the checksum. The file is
+    // named and left out with the piece count that needs it; everything
+    // else stays in use, and verify goes on to check every other table.
+    let damage = |sig: Signature| {
+        let path = dir.join(sig.file_name());
+        let mut bytes = std::fs::read(&path).unwrap();
+        let n = bytes.len();
+        bytes[n / 2] ^= 0x40;
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let three = Signature { us_men: 2, us_kings: 0, them_men: 0, them_kings: 1 };
+    let name = damage(three);
+    let (loaded, missing) = Tables::load(&dir, 3).unwrap();
+    assert!(missing.is_empty());
+    assert_eq!(loaded.damaged().len(), 1);
+    let why = loaded.damaged()[0].to_string();
+    assert!(why.contains(&name) && why.contains("checksum"), "{why}");
+    assert_eq!(loaded.max_pieces(), 2);
+    let opened = egdb::open(&dir, egdb::Pieces::UpTo(3)).unwrap();
+    assert_eq!(opened.tables.max_pieces(), 2);
+    assert!(opened.notes.iter().any(|n| n.contains(&name)), "{:?}", opened.notes);
+    let report = dammer::tools::egdb::verify(&dir, 3, 2, |_| {}).unwrap();
+    assert_eq!(report.damaged.len(), 1, "{report:?}");
+    assert_eq!(report.tables, Signature::all(3).len() - 1);
+    assert_eq!(report.errors, 0);
+    // The command line: verify names the file and fails; probe and analyse
+    // name it and go on with the rest.
+    let dammer = env!("CARGO_BIN_EXE_dammer");
+    let d = dir.to_str().unwrap();
+    let out = std::process::Command::new(dammer).args(["egdb", "verify", "--dir", d]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&name));
+    let out = std::process::Command::new(dammer)
+        .args(["egdb", "probe", "W:WK46:BK4", "--dir", d])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("draw"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&name));
+    let out = std::process::Command::new(dammer)
+        .args(["analyse", "--depth", "4", "--egdb", d, "W:WK46:BK4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Without a usable 2-piece set nothing is left: an error that names the file.
+    let name = damage(sig);
+    let err = egdb::open(&dir, egdb::Pieces::UpTo(3)).unwrap_err().to_string();
+    assert!(err.contains(&name) && err.contains("checksum"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -574,6 +574,8 @@ pub struct Tables {
     /// Indexed by [`Signature::code`]: a probe costs no hashing.
     tables: Vec<Option<Box<Table>>>,
     max_pieces: usize,
+    /// Files that were there but could not be used, each with why.
+    damaged: Vec<EgdbError>,
 }
 
 impl Tables {
@@ -583,8 +585,10 @@ impl Tables {
     }
 
     /// Loads every table of up to `max_pieces` pieces found in `dir`.
-    /// Returns the set and the signatures that are missing; a damaged file is
-    /// an error. Probes beyond the complete piece counts return `None`.
+    /// Returns the set and the signatures whose file is missing. A damaged
+    /// or unreadable file is left out and named in [`Tables::damaged`]: it
+    /// costs its piece count and those above, not the rest. Probes beyond
+    /// the complete piece counts return `None`.
     pub fn load(dir: &Path, max_pieces: usize) -> Result<(Tables, Vec<Signature>), EgdbError> {
         if max_pieces > MAX_PIECES {
             return Err(EgdbError::Pieces(max_pieces));
@@ -594,17 +598,29 @@ impl Tables {
         }
         let mut tables = Tables::new();
         let mut missing = Vec::new();
+        let mut unusable = Vec::new();
         for sig in Signature::all(max_pieces) {
-            match Table::read(dir, sig)? {
-                Some(t) => tables.insert(t),
-                None => missing.push(sig),
+            match Table::read(dir, sig) {
+                Ok(Some(t)) => tables.insert(t),
+                Ok(None) => missing.push(sig),
+                Err(e) => {
+                    unusable.push(sig);
+                    tables.damaged.push(e);
+                }
             }
         }
         // Use only piece counts that are complete, so that a probe never
         // meets a hole in the middle of a capture sequence.
-        tables.max_pieces =
-            (2..=max_pieces).take_while(|&n| missing.iter().all(|s| s.pieces() != n)).last().unwrap_or(0);
+        tables.max_pieces = (2..=max_pieces)
+            .take_while(|&n| missing.iter().chain(&unusable).all(|s| s.pieces() != n))
+            .last()
+            .unwrap_or(0);
         Ok((tables, missing))
+    }
+
+    /// The files [`Tables::load`] left out because they could not be used.
+    pub fn damaged(&self) -> &[EgdbError] {
+        &self.damaged
     }
 
     /// Adds a table.
@@ -740,16 +756,16 @@ pub enum Pieces {
 pub struct Opened {
     /// The tables; they answer for [`Tables::max_pieces`] pieces, at least 2.
     pub tables: Tables,
-    /// Set when fewer pieces are used than asked for (or, with
+    /// What the user should be told, one line each: every damaged file
+    /// left out, and fewer pieces used than asked for (or, with
     /// [`Pieces::UpTo`], than the directory has files for).
-    pub note: Option<String>,
+    pub notes: Vec<String>,
 }
 
 /// The one loading policy of the command line, the Hub front end and the
 /// tools: load the complete piece counts of `dir` that `pieces` allows. A
-/// damaged file, a missing directory or not even the 2-piece tables is an
-/// error; missing tables of a larger count only lower the count used, with
-/// a note.
+/// missing directory or not even the 2-piece tables is an error; a missing
+/// table, or a damaged one (named in the note), only lowers the count used.
 pub fn open(dir: &Path, pieces: Pieces) -> Result<Opened, EgdbError> {
     let limit = match pieces {
         Pieces::UpTo(n) | Pieces::Exactly(n) => n,
@@ -768,8 +784,12 @@ pub fn open(dir: &Path, pieces: Pieces) -> Result<Opened, EgdbError> {
     };
     let (tables, _) = Tables::load(dir, load_to)?;
     let used = tables.max_pieces();
+    let damaged: Vec<String> = tables.damaged().iter().map(|e| format!("{e}: left out")).collect();
     if used < 2 {
-        return Err(EgdbError::NoCompleteSet(dir.display().to_string()));
+        return Err(match tables.damaged().first() {
+            Some(e) => e.clone(),
+            None => EgdbError::NoCompleteSet(dir.display().to_string()),
+        });
     }
     let wanted = match pieces {
         Pieces::Exactly(n) => n,
@@ -777,14 +797,16 @@ pub fn open(dir: &Path, pieces: Pieces) -> Result<Opened, EgdbError> {
             Signature::all(n).iter().filter(|s| present(s)).map(|s| s.pieces()).max().unwrap_or(0)
         }
     };
-    let note = (used < wanted).then(|| {
-        format!(
-            "{} of the endgame tables up to {wanted} pieces are missing in {}: using up to {used} pieces",
-            Signature::all(wanted).iter().filter(|s| !present(s)).count(),
+    let absent = Signature::all(wanted).iter().filter(|s| !present(s)).count();
+    let shortfall = (used < wanted).then(|| match absent {
+        0 => format!("using endgame tables up to {used} pieces of the {wanted} in {}", dir.display()),
+        n => format!(
+            "{n} of the endgame tables up to {wanted} pieces are missing in {}: using up to {used} pieces",
             dir.display()
-        )
+        ),
     });
-    Ok(Opened { tables, note })
+    let notes = damaged.into_iter().chain(shortfall).collect();
+    Ok(Opened { tables, notes })
 }
 
 #[cfg(test)]

@@ -71,6 +71,8 @@ pub struct VerifyReport {
     pub examples: Vec<(String, Wdl, Wdl)>,
     /// Tables in the range that were not found.
     pub missing: Vec<Signature>,
+    /// Table files that could not be read, each with why (not checked).
+    pub damaged: Vec<String>,
 }
 
 /// One pair of tables being generated.
@@ -416,7 +418,8 @@ pub fn verify(
     let (mut tables, missing) = Tables::load(dir, max_pieces)?;
     tables.set_max_pieces(max_pieces);
     let pool = thread_pool(threads)?;
-    let mut report = VerifyReport { missing, ..VerifyReport::default() };
+    let damaged = tables.damaged().iter().map(ToString::to_string).collect();
+    let mut report = VerifyReport { missing, damaged, ..VerifyReport::default() };
     for sig in Signature::all(max_pieces) {
         let Some(table) = tables.table(&sig) else {
             continue;

@@ -90,14 +90,25 @@ pub fn run_cli(action: EgdbCommand) -> Result<(), String> {
                 let names: Vec<String> = r.missing.iter().map(|s| s.to_string()).collect();
                 println!("missing tables (not checked): {}", names.join(" "));
             }
-            println!("{} tables, {} quiet positions checked, {} inconsistent", r.tables, r.checked, r.errors);
+            for e in &r.damaged {
+                println!("damaged (not checked): {e}");
+            }
+            println!(
+                "{} tables, {} quiet positions checked, {} inconsistent, {} damaged",
+                r.tables,
+                r.checked,
+                r.errors,
+                r.damaged.len()
+            );
             for line in incomplete_sets(&dir, pieces) {
                 println!("{line}");
             }
-            if r.errors > 0 {
-                return Err(format!("{} inconsistent positions", r.errors));
+            match (r.errors, r.damaged.len()) {
+                (0, 0) => Ok(()),
+                (e, 0) => Err(format!("{e} inconsistent positions")),
+                (0, d) => Err(format!("{d} damaged table files")),
+                (e, d) => Err(format!("{e} inconsistent positions, {d} damaged table files")),
             }
-            Ok(())
         }
         EgdbCommand::Probe { fen, dir, pieces } => {
             let pos = parse_position(&fen)?;
