@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::engine::Engine;
 use crate::rules::position::{Color, Position};
 
-pub use session::{Closed, Initiate, SessionConfig};
+pub use session::{Closed, GameOver, Initiate, SessionConfig};
 
 /// The customary DXP port.
 pub const DEFAULT_PORT: u16 = 27531;
@@ -141,9 +141,73 @@ fn listen_address(text: &str) -> String {
     }
 }
 
+/// Dammer's games over the connections so far, from its side.
+#[derive(Debug, Default)]
+struct Tally {
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    unfinished: u32,
+}
+
+impl Tally {
+    /// Counts a game and prints it as the match runner does: one line each.
+    fn add(&mut self, g: &GameOver, name: &str) {
+        let (white, black) = match g.ours {
+            Color::White => (name, g.opponent.as_str()),
+            Color::Black => (g.opponent.as_str(), name),
+        };
+        let ours_won = match g.ours {
+            Color::White => "2-0",
+            Color::Black => "0-2",
+        };
+        match g.result.as_str() {
+            "1-1" => self.draws += 1,
+            "*" => self.unfinished += 1,
+            r if r == ours_won => self.wins += 1,
+            _ => self.losses += 1,
+        }
+        println!("game {}: {white} - {black} {} ({})", g.round, g.result, g.why);
+    }
+
+    /// Games counted, finished or not.
+    fn played(&self) -> u32 {
+        self.wins + self.draws + self.losses + self.unfinished
+    }
+
+    /// The final line: Dammer's wins, draws and losses and its score.
+    fn summary(&self, name: &str) -> String {
+        let played = self.wins + self.draws + self.losses;
+        let points = 2 * self.wins + self.draws;
+        let share = if played > 0 { 50.0 * f64::from(points) / f64::from(played) } else { 0.0 };
+        let mut line = format!(
+            "{name}: +{} ={} -{} in {played} games, {points}/{} points ({share:.1}%)",
+            self.wins,
+            self.draws,
+            self.losses,
+            2 * played
+        );
+        if self.unfinished > 0 {
+            line.push_str(&format!(", {} unfinished", self.unfinished));
+        }
+        line
+    }
+}
+
 /// Runs `dammer dxp` with a configured engine until the games are done.
+/// Each game's result is printed as it ends, and a score line at the end.
 pub fn run(args: &DxpArgs, engine: &mut Engine) -> Result<(), String> {
     let cfg = session_config(args)?;
+    let mut tally = Tally::default();
+    let outcome = serve(args, &cfg, engine, &mut tally);
+    if tally.played() > 0 {
+        println!("{}", tally.summary(&cfg.name));
+    }
+    outcome
+}
+
+/// Listens or connects, and plays, until the games are done.
+fn serve(args: &DxpArgs, cfg: &SessionConfig, engine: &mut Engine, tally: &mut Tally) -> Result<(), String> {
     if let Some(listen) = &args.listen {
         let addr = listen_address(listen);
         let listener = TcpListener::bind(&addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -161,13 +225,19 @@ pub fn run(args: &DxpArgs, engine: &mut Engine) -> Result<(), String> {
                 }
             };
             log::info!("peer {peer} connected");
-            match session::Session::new(engine, &cfg, stream) {
-                Ok(mut s) => {
+            match session::Session::new(engine, cfg, stream) {
+                Ok(s) => {
+                    let mut s = s.on_game_over(|g| tally.add(g, &cfg.name));
                     if s.run() == Closed::Stop && cfg.initiate.is_some() {
                         return Ok(());
                     }
                 }
                 Err(e) => log::info!("cannot use the connection: {e}"),
+            }
+            if tally.played() > 0 {
+                // A server runs until it is killed: the score so far after
+                // each peer, since there is no final line.
+                println!("{} (so far)", tally.summary(&cfg.name));
             }
             engine.clear();
             log::info!("listening again");
@@ -177,8 +247,9 @@ pub fn run(args: &DxpArgs, engine: &mut Engine) -> Result<(), String> {
     loop {
         let stream = connect(&addr)?;
         log::info!("connected to {addr}");
-        let closed = session::Session::new(engine, &cfg, stream)
+        let closed = session::Session::new(engine, cfg, stream)
             .map_err(|e| format!("cannot use the connection to {addr}: {e}"))?
+            .on_game_over(|g| tally.add(g, &cfg.name))
             .run();
         if closed == Closed::Stop || !args.reconnect {
             return Ok(());
@@ -189,19 +260,31 @@ pub fn run(args: &DxpArgs, engine: &mut Engine) -> Result<(), String> {
 }
 
 /// Connects, retrying for a while: a tournament runner may start its
-/// listener a moment after the engine.
+/// listener a moment after the engine. The first failure says so on
+/// stderr, the last one is the error.
 fn connect(addr: &str) -> Result<TcpStream, String> {
     let started = Instant::now();
+    let mut said = false;
     loop {
-        let attempt = addr
-            .to_socket_addrs()
-            .map_err(|e| format!("bad address {addr}: {e}"))?
-            .find_map(|a| TcpStream::connect_timeout(&a, Duration::from_secs(5)).ok());
-        if let Some(s) = attempt {
-            return Ok(s);
+        let mut last = format!("{addr} resolves to no address");
+        for a in addr.to_socket_addrs().map_err(|e| format!("bad address {addr}: {e}"))? {
+            match TcpStream::connect_timeout(&a, Duration::from_secs(5)) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = format!("{a}: {e}"),
+            }
         }
         if started.elapsed() > CONNECT_PATIENCE {
-            return Err(format!("cannot connect to {addr}"));
+            return Err(format!(
+                "cannot connect to {addr}: tried for {} s, last error: {last}",
+                CONNECT_PATIENCE.as_secs()
+            ));
+        }
+        if !said {
+            eprintln!(
+                "dammer dxp: cannot connect to {addr} ({last}); retrying for up to {} s",
+                CONNECT_PATIENCE.as_secs()
+            );
+            said = true;
         }
         std::thread::sleep(Duration::from_millis(200));
     }

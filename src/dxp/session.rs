@@ -59,6 +59,25 @@ pub struct SessionConfig {
     pub claim_tables: bool,
 }
 
+/// A game the session ended (or abandoned when the connection went), as
+/// the front end reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameOver {
+    /// The game's number on this connection, from 1.
+    pub round: u32,
+    /// Dammer's colour.
+    pub ours: Color,
+    /// The peer's name.
+    pub opponent: String,
+    /// The PDN result: `2-0`, `0-2`, `1-1`, or `*` when unfinished.
+    pub result: String,
+    /// How it ended.
+    pub why: String,
+}
+
+/// What a session calls with each game that ends.
+pub type OnGameOver<'a> = Box<dyn FnMut(&GameOver) + 'a>;
+
 /// How a connection ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Closed {
@@ -95,7 +114,6 @@ enum State {
 }
 
 /// Plays over one connection until it closes or a stop is agreed.
-#[derive(Debug)]
 pub struct Session<'a> {
     engine: &'a mut Engine,
     cfg: &'a SessionConfig,
@@ -107,6 +125,18 @@ pub struct Session<'a> {
     stopping: bool,
     /// A hard limit a move set by the peer (`console time MS`).
     move_limit: Option<Duration>,
+    /// Told of every game that ends.
+    on_game_over: Option<OnGameOver<'a>>,
+}
+
+impl std::fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("state", &self.state)
+            .field("games_started", &self.games_started)
+            .field("stopping", &self.stopping)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Session<'a> {
@@ -123,7 +153,14 @@ impl<'a> Session<'a> {
             games_started: 0,
             stopping: false,
             move_limit: None,
+            on_game_over: None,
         })
+    }
+
+    /// Calls `f` with each game the session ends, when it ends.
+    pub fn on_game_over(mut self, f: impl FnMut(&GameOver) + 'a) -> Session<'a> {
+        self.on_game_over = Some(Box::new(f));
+        self
     }
 
     fn send(&mut self, msg: &Message) -> io::Result<()> {
@@ -361,7 +398,7 @@ impl<'a> Session<'a> {
                             2 => "the peer claimed a draw",
                             _ => "the peer claimed a win",
                         };
-                        self.write_pdn(&play, result, why);
+                        self.game_over(&play, result, why);
                     }
                     State::Ending(..) => {
                         // The confirmation of our GAMEEND.
@@ -442,7 +479,15 @@ impl<'a> Session<'a> {
             to: m.to_square(),
             captured,
         })?;
-        let comment = format!("{} {used:.2}s", crate::engine::score::format(result.score));
+        // A forced move is played unsearched: its score would be a static
+        // evaluation nobody asked for, so the record gives only the time,
+        // as the match runner's does.
+        let forced = legal_moves(play.game.position()).len() == 1;
+        let comment = if forced {
+            format!("{used:.2}s")
+        } else {
+            format!("{} {used:.2}s", crate::engine::score::format(result.score))
+        };
         play.game.play(m).expect("the engine plays legal moves");
         play.record.push((m, Some(comment)));
         self.state = State::Playing(play);
@@ -466,10 +511,7 @@ impl<'a> Session<'a> {
                     self.end(1, why, play_result(play.ours.opponent()))
                 }
             }
-            GameResult::Draw(reason) => {
-                let why = GameResult::Draw(reason).to_string();
-                self.end(2, &why, "1-1")
-            }
+            GameResult::Draw(reason) => self.end(2, reason.describe(), "1-1"),
             GameResult::Ongoing if !our_turn && self.cfg.claim_tables => {
                 // After our own move: the tables' verdict on the peer's turn.
                 let Some(tables) = self.engine.egdb() else { return Ok(()) };
@@ -494,7 +536,7 @@ impl<'a> Session<'a> {
         self.stop_thinking(&play);
         let stop = u8::from(self.initiator_done());
         self.send(&Message::GameEnd { reason, stop })?;
-        self.write_pdn(&play, result, why);
+        self.game_over(&play, result, why);
         self.state = State::Ending(Instant::now(), stop);
         Ok(())
     }
@@ -506,13 +548,27 @@ impl<'a> Session<'a> {
         {
             self.stop_thinking(&play);
             if !play.record.is_empty() {
-                self.write_pdn(&play, "*", why);
+                self.game_over(&play, "*", why);
             }
         }
     }
 
-    fn write_pdn(&self, play: &Play, result: &str, why: &str) {
+    /// Reports a game that ended and writes it to the PDN file.
+    fn game_over(&mut self, play: &Play, result: &str, why: &str) {
         log::info!("game {} over: {result} ({why})", play.round);
+        if let Some(report) = self.on_game_over.as_mut() {
+            report(&GameOver {
+                round: play.round,
+                ours: play.ours,
+                opponent: play.opponent.clone(),
+                result: result.to_string(),
+                why: why.to_string(),
+            });
+        }
+        self.write_pdn(play, result, why);
+    }
+
+    fn write_pdn(&self, play: &Play, result: &str, why: &str) {
         let Some(path) = &self.cfg.pdn else { return };
         let (white, black) = match play.ours {
             Color::White => (self.cfg.name.clone(), play.opponent.clone()),

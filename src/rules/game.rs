@@ -137,16 +137,25 @@ impl GameResult {
     }
 }
 
+impl DrawReason {
+    /// The rule in words: `draw by threefold repetition` and the like.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DrawReason::Repetition => "draw by threefold repetition",
+            DrawReason::TwentyFiveMoves => "draw by the 25-move king rule",
+            DrawReason::SixteenMoves => "draw by the 16-move endgame rule",
+            DrawReason::FiveMoves => "draw by the 5-move endgame rule",
+        }
+    }
+}
+
 impl fmt::Display for GameResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let why = match self {
             GameResult::Ongoing => "game in progress",
             GameResult::Win(Color::White) => "White wins",
             GameResult::Win(Color::Black) => "Black wins",
-            GameResult::Draw(DrawReason::Repetition) => "draw by threefold repetition",
-            GameResult::Draw(DrawReason::TwentyFiveMoves) => "draw by the 25-move king rule",
-            GameResult::Draw(DrawReason::SixteenMoves) => "draw by the 16-move endgame rule",
-            GameResult::Draw(DrawReason::FiveMoves) => "draw by the 5-move endgame rule",
+            GameResult::Draw(reason) => reason.describe(),
         };
         write!(f, "{} ({why})", self.pdn())
     }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use dammer::dxp::message::{Frame, Framer, Message, MessageError};
 use dammer::dxp::session::find_move;
 use dammer::rules::game::Game;
+use dammer::rules::movegen::legal_moves;
 use dammer::rules::pdn;
 use dammer::rules::position::{Color, Position};
 
@@ -273,15 +274,18 @@ fn a_server_survives_bad_input_interruptions_and_disconnects() {
 fn play_both(listen_args: &[&str], connect_args: &[&str], dir: &std::path::Path) {
     let (mut server, port) = listener(listen_args);
     let addr = format!("127.0.0.1:{port}");
-    let status = Command::new(DAMMER)
+    let out = Command::new(DAMMER)
         .args(["dxp", "--connect", &addr, "--hash", "8"])
         .args(connect_args)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success());
+    assert!(out.status.success());
+    // The client says each game's result as it ends, and the score.
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(said.lines().filter(|l| l.starts_with("game ")).count(), 2, "{said}");
+    assert!(said.lines().last().is_some_and(|l| l.contains(" in 2 games") && l.contains("points")), "{said}");
     // An initiating server stops after its games; a following one listens
     // on, and gets a moment to write its last game.
     let deadline = Instant::now() + Duration::from_secs(2);
@@ -294,10 +298,20 @@ fn play_both(listen_args: &[&str], connect_args: &[&str], dir: &std::path::Path)
         let text = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         let games = pdn::read(&text).unwrap();
         assert_eq!(games.len(), 2, "{file}");
-        for g in &games {
+        for (g, comments) in games.iter().zip(move_comments(&text)) {
             let game = g.replay().unwrap();
             let result = g.result.as_deref().unwrap();
             assert_ne!(result, "*", "{file}: {text}");
+            // A forced move was not searched: it carries a time, no score.
+            assert_eq!(comments.len(), game.moves().len(), "{file}");
+            for (k, comment) in comments.iter().enumerate() {
+                let forced = legal_moves(&game.positions()[k]).len() == 1;
+                if let (true, Some(c)) = (forced, comment) {
+                    assert_eq!(c.split_whitespace().count(), 1, "{file}: forced move {} has {c:?}", k + 1);
+                }
+            }
+            assert_ne!(g.tag("Termination"), Some(result), "{file}");
+            assert!(!g.tag("Termination").unwrap_or("").starts_with(result), "{file}");
             match game.result() {
                 dammer::rules::game::GameResult::Ongoing => {
                     assert!(g.tag("Termination").unwrap().contains("tables"), "{file}: {text}")
@@ -306,6 +320,36 @@ fn play_both(listen_args: &[&str], connect_args: &[&str], dir: &std::path::Path)
             }
         }
     }
+}
+
+/// The comment after each move of each game of a PDN text (`None` where a
+/// move has none).
+fn move_comments(text: &str) -> Vec<Vec<Option<String>>> {
+    let mut games = Vec::new();
+    for block in text.split("[Event ").skip(1) {
+        let body: String = block.lines().filter(|l| !l.starts_with('[')).collect::<Vec<_>>().join(" ");
+        let mut comments: Vec<Option<String>> = Vec::new();
+        let mut rest = body.trim();
+        while let Some(c) = rest.chars().next() {
+            if c == '{' {
+                let end = rest.find('}').unwrap();
+                *comments.last_mut().unwrap() = Some(rest[1..end].trim().to_string());
+                rest = &rest[end + 1..];
+                continue;
+            }
+            let end = rest.find(|c: char| c.is_whitespace() || c == '{').unwrap_or(rest.len());
+            let token = &rest[..end];
+            let is_move = token.contains(['-', 'x'])
+                && token.starts_with(|c: char| c.is_ascii_digit())
+                && !["2-0", "0-2", "1-1"].contains(&token);
+            if is_move {
+                comments.push(None);
+            }
+            rest = rest[end..].trim_start();
+        }
+        games.push(comments);
+    }
+    games
 }
 
 #[test]
