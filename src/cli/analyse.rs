@@ -7,13 +7,13 @@ use crate::engine::options;
 use crate::engine::score::describe;
 use crate::engine::{Engine, Info, Limits};
 use crate::rules::notation::to_pdn;
-use crate::rules::position::START_FEN;
 
 /// The arguments of `dammer analyse`.
 #[derive(clap::Args, Debug)]
 pub struct AnalyseArgs {
-    /// Position as FEN or Hub string (default: the initial position).
-    pub fen: Option<String>,
+    /// The position.
+    #[command(flatten)]
+    pub position: super::PositionArgs,
     /// Moves to play from the position first (Hub or PDN, space-separated).
     #[arg(long, default_value = "")]
     pub moves: String,
@@ -82,12 +82,11 @@ fn book_line(args: &AnalyseArgs, pos: &crate::rules::position::Position) -> Opti
 
 /// Runs `dammer analyse`, colouring with `style`.
 pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
-    let AnalyseArgs { fen, moves, depth, time, nodes, threads, hash, eval, egdb, multipv, .. } = args;
+    let AnalyseArgs { position, moves, depth, time, nodes, threads, hash, eval, egdb, multipv, .. } = args;
     let (depth, nodes, threads, hash, multipv) = (*depth, *nodes, *threads, *hash, *multipv);
     let evaluation = eval.evaluation()?;
     let tables = egdb.tables()?.map(std::sync::Arc::new);
-    let fen = fen.clone().unwrap_or_else(|| START_FEN.to_string());
-    let game = super::game_from(&fen, moves)?.in_variant(args.variant);
+    let game = super::game_from(position.text(), moves)?.in_variant(args.variant);
     let move_time = match *time {
         Some(t) => Some(t),
         None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),

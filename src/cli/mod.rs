@@ -9,6 +9,31 @@ pub mod show;
 use crate::engine::egdb::{self, Pieces, Tables};
 use crate::rules::position::Position;
 
+/// A position, given either way every command takes it: as the argument
+/// (`dammer show "W:W31-50:B1-20"`) or with `--fen`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct PositionArgs {
+    /// Position as FEN or Hub string (where a command can do without it:
+    /// the initial position).
+    #[arg(value_name = "POSITION")]
+    pub position: Option<String>,
+    /// The position as an option instead of the argument.
+    #[arg(long, value_name = "POSITION", conflicts_with = "position")]
+    pub fen: Option<String>,
+}
+
+impl PositionArgs {
+    /// The position's text, if one was given.
+    pub fn given(&self) -> Option<&str> {
+        self.position.as_deref().or(self.fen.as_deref())
+    }
+
+    /// The position's text; the initial position when none was given.
+    pub fn text(&self) -> &str {
+        self.given().unwrap_or(crate::rules::position::START_FEN)
+    }
+}
+
 /// Which evaluation to use.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EvalArgs {

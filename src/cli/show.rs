@@ -9,7 +9,6 @@ use crate::engine::options;
 use crate::rules::game::{Game, GameResult};
 use crate::rules::movegen::legal_moves;
 use crate::rules::notation::to_pdn;
-use crate::rules::position::START_FEN;
 use crate::rules::variant::Variant;
 
 /// The arguments of `dammer perft`.
@@ -18,9 +17,9 @@ pub struct PerftArgs {
     /// Plies to look ahead (0 to 20).
     #[arg(allow_negative_numbers = true, value_parser = options::perft_depth)]
     pub depth: u32,
-    /// Start position as FEN or Hub string (default: the initial position).
-    #[arg(long, default_value = START_FEN)]
-    pub fen: String,
+    /// The start position.
+    #[command(flatten)]
+    pub position: super::PositionArgs,
     /// First print every root move (Hub notation) with its count.
     #[arg(long)]
     pub divide: bool,
@@ -32,9 +31,9 @@ pub struct PerftArgs {
 /// The arguments of `dammer show`.
 #[derive(clap::Args, Debug)]
 pub struct ShowArgs {
-    /// Start position as FEN or Hub string.
-    #[arg(long, default_value = START_FEN)]
-    pub fen: String,
+    /// The position.
+    #[command(flatten)]
+    pub position: super::PositionArgs,
     /// Moves to play first, separated by spaces (Hub or PDN notation).
     #[arg(long, default_value = "")]
     pub moves: String,
@@ -49,8 +48,12 @@ pub struct ShowArgs {
 pub struct LegalArgs {
     /// Positions as FEN or Hub strings, each optionally `;m1 m2 ...`;
     /// `-` reads them from standard input, one a line.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "fen", value_name = "POSITION")]
     pub positions: Vec<String>,
+    /// A position as an option, as the other commands take it (repeatable;
+    /// checked after the arguments).
+    #[arg(long, value_name = "POSITION")]
+    pub fen: Vec<String>,
     /// Start each line with the game result (`*`, `2-0`, `0-2`, or `1-1`
     /// and the draw rule), then `:`.
     #[arg(long)]
@@ -63,9 +66,9 @@ pub struct LegalArgs {
 
 /// Runs `dammer perft`.
 pub fn perft(args: &PerftArgs) -> Result<(), String> {
-    let PerftArgs { depth, fen, divide, threads } = args;
+    let PerftArgs { depth, position, divide, threads } = args;
     let (depth, divide, threads) = (*depth, *divide, *threads);
-    let pos = parse_position(fen)?;
+    let pos = parse_position(position.text())?;
     let start = Instant::now();
     let nodes = if divide {
         let lines = crate::rules::perft::divide(&pos, depth, threads);
@@ -114,8 +117,7 @@ fn perft_with_progress(pos: &crate::rules::position::Position, depth: u32, threa
 
 /// Runs `dammer show`, colouring with `style`.
 pub fn show(args: &ShowArgs, style: super::board::Style) -> Result<(), String> {
-    let (fen, moves) = (&args.fen, &args.moves);
-    let game = super::game_from(fen, moves)?.in_variant(args.variant);
+    let game = super::game_from(args.position.text(), &args.moves)?.in_variant(args.variant);
     let pos = game.position();
     println!("{}", super::board::diagram(pos, style));
     println!("hub {}", pos.to_hub());
@@ -177,7 +179,7 @@ pub fn legal(args: &LegalArgs) -> Result<(), String> {
         });
         writeln!(out, "{line}").map_err(|e| e.to_string())
     };
-    for p in positions {
+    for p in positions.iter().chain(&args.fen) {
         if p == "-" {
             for line in io::stdin().lock().lines() {
                 let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;

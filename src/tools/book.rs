@@ -398,9 +398,9 @@ pub enum BookCommand {
     /// Show a position's book moves with their scores and how many book
     /// positions lie below each.
     Show {
-        /// The position, as FEN or Hub string.
-        #[arg(long, default_value = crate::rules::position::START_FEN)]
-        fen: String,
+        /// The position (default: the initial position).
+        #[command(flatten)]
+        position: crate::cli::PositionArgs,
         /// Moves to play first, separated by spaces (Hub or PDN notation).
         #[arg(long, default_value = "")]
         moves: String,
@@ -451,12 +451,12 @@ pub fn run_cli(cmd: BookCommand) -> Result<(), String> {
             );
             Ok(())
         }
-        BookCommand::Show { fen, moves, book } => {
+        BookCommand::Show { position, moves, book } => {
             let book = match &book {
                 Some(path) => Book::load(path).map_err(|e: BookError| format!("{}: {e}", path.display()))?,
                 None => Book::embedded(),
             };
-            let game = crate::cli::game_from(&fen, &moves)?;
+            let game = crate::cli::game_from(position.text(), &moves)?;
             let pos = *game.position();
             let expanded = book.entries().iter().filter(|e| e.expanded()).count();
             println!(

@@ -81,6 +81,42 @@ fn command_line_refusals() {
     }
 }
 
+/// Every command that takes a position takes it both ways: as the
+/// argument and with `--fen`, with the same answer; both at once is refused.
+#[test]
+fn a_position_is_given_the_same_way_everywhere() {
+    const FEN: &str = "W:W28,K46:B17,19";
+    let commands: &[&[&str]] = &[
+        &["show"],
+        &["perft", "3"],
+        &["analyse", "--depth", "3", "--no-book"],
+        &["legal"],
+        &["book", "show"],
+    ];
+    for cmd in commands {
+        let positional: Vec<&str> = cmd.iter().copied().chain([FEN]).collect();
+        let option: Vec<&str> = cmd.iter().copied().chain(["--fen", FEN]).collect();
+        let (code, by_argument, stderr) = run(&positional, "", Duration::from_secs(20));
+        assert_eq!(code, Some(0), "{positional:?}: {stderr}");
+        let (code, by_option, stderr) = run(&option, "", Duration::from_secs(20));
+        assert_eq!(code, Some(0), "{option:?}: {stderr}");
+        // Timings differ; the rest is the same.
+        let keep = |t: &str| {
+            t.lines().filter(|l| !l.contains(" in ") && !l.contains("knps")).collect::<Vec<_>>().join("\n")
+        };
+        assert_eq!(keep(&by_argument), keep(&by_option), "{cmd:?}");
+        if cmd[0] == "legal" {
+            continue; // it takes many positions, so both forms add up
+        }
+        let both: Vec<&str> = positional.iter().copied().chain(["--fen", FEN]).collect();
+        let (code, _, stderr) = run(&both, "", Duration::from_secs(20));
+        assert_eq!(code, Some(2), "{both:?}: {stderr}");
+    }
+    let (code, _, stderr) = run(&["egdb", "probe", "--dir", "/tmp"], "", Duration::from_secs(20));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("needs a position"), "{stderr}");
+}
+
 /// Times beyond a billion seconds mean "forever", not a crash: the search
 /// runs until another limit (here a depth) ends it.
 #[test]

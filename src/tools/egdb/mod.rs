@@ -44,8 +44,9 @@ pub enum EgdbCommand {
     /// Print the table value of a position (FEN or Hub string) and of each
     /// of its moves.
     Probe {
-        /// The position.
-        fen: String,
+        /// The position (the argument, or --fen).
+        #[command(flatten)]
+        position: crate::cli::PositionArgs,
         /// Directory of the table files.
         #[arg(long)]
         dir: std::path::PathBuf,
@@ -110,8 +111,9 @@ pub fn run_cli(action: EgdbCommand) -> Result<(), String> {
                 (e, d) => Err(format!("{e} inconsistent positions, {d} damaged table files")),
             }
         }
-        EgdbCommand::Probe { fen, dir, pieces } => {
-            let pos = parse_position(&fen)?;
+        EgdbCommand::Probe { position, dir, pieces } => {
+            let fen = position.given().ok_or("egdb probe needs a position (FEN or Hub string), or --fen")?;
+            let pos = parse_position(fen)?;
             let tables = load_tables(&dir, pieces)?;
             let n = pos.occupied().count_ones();
             let Some(v) = tables.probe(&pos) else {
