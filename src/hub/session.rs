@@ -502,6 +502,10 @@ impl Hub {
     }
 
     fn pos(&mut self, msg: &Message) -> Result<(), String> {
+        if msg.get("pos").is_none() && msg.get("start").is_none() && msg.get("moves").is_none() {
+            // A bare `pos` is a mistake, not a request for the start.
+            return Err("pos needs pos=<position> (or start) and/or moves=\"...\"; position kept".into());
+        }
         let start = match msg.get("pos") {
             None | Some("start" | "") => Position::start(),
             Some(p) => Position::parse(p).map_err(|e| format!("bad position: {e}"))?,
@@ -607,7 +611,14 @@ impl Hub {
                 self.finish_search();
                 return false;
             }
-            _ => {}
+            "hub" | "init" | "set-param" | "new-game" | "pos" | "level" | "go" => {}
+            other => {
+                // Unknown commands change nothing, as the protocol asks (a
+                // running search goes on), and say so: a typo in a console
+                // should not go unanswered.
+                error(&format!("unknown command {other:?}, ignored"));
+                return true;
+            }
         }
         // Any other command ends a running search first.
         self.finish_search();
@@ -640,7 +651,7 @@ impl Hub {
             }
             "level" => self.level(msg),
             "go" => self.go(msg),
-            // Unknown commands are ignored, as the protocol asks.
+            // Unknown commands were answered above.
             _ => Ok(()),
         };
         if let Err(e) = outcome {

@@ -271,6 +271,26 @@ fn pondering_with_hit_and_stop() {
     hub.close();
 }
 
+/// An unknown command is answered with `error` and leaves a running
+/// search alone: its `done` comes when the search's own limit says.
+#[test]
+fn an_unknown_command_is_answered_and_changes_nothing() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send("pos start");
+    hub.send("level infinite");
+    hub.send("go analyze");
+    std::thread::sleep(Duration::from_millis(100));
+    hub.send("frobnicate now=1");
+    let lines = hub.until("error", Duration::from_secs(2));
+    assert!(lines.last().unwrap().contains("unknown command 'frobnicate'"), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.starts_with("done")), "{lines:?}");
+    hub.send("stop");
+    let lines = hub.until("done", Duration::from_secs(5));
+    Game::default().play_text(&done_move(&lines)).unwrap();
+    hub.close();
+}
+
 #[test]
 fn positions_as_fen_and_errors_keep_the_state() {
     let mut hub = Hub::start(&["hub"]);
@@ -285,6 +305,9 @@ fn positions_as_fen_and_errors_keep_the_state() {
         "set-param name=threads value=0",
         "set-param name=hash value=lots",
         "pos moves=\"32-28",
+        "pos",
+        "foo bar",
+        "\u{1}\u{2}\u{7f}",
     ] {
         hub.send(bad);
         let line = hub.until("error", Duration::from_secs(2));
