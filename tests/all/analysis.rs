@@ -215,9 +215,18 @@ fn annotate_writes_pdn_that_reads_back_and_resumes() {
     let refused = run(&[]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("already holds other games"));
+    // A graph that cannot be written is refused before any search: no
+    // game searched, no PDN written.
+    std::fs::remove_file(&out).unwrap();
+    let unwritable = run(&["--svg", "/nonexistent-dir/g.svg"]);
+    assert_eq!(unwritable.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&unwritable.stderr);
+    assert!(stderr.contains("cannot write /nonexistent-dir/g-1.svg"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&unwritable.stdout).contains("game 1 of"));
+    assert!(!out.exists());
     // A game that cannot be replayed is named before any search.
     std::fs::write(&input, "1. 32-28 19-23 2. 28-22 *").unwrap();
-    std::fs::remove_file(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
     let bad = run(&[]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(

@@ -305,6 +305,21 @@ fn svg_path(base: &Path, index: usize, count: usize) -> PathBuf {
     base.with_file_name(format!("{stem}-{index}.{ext}"))
 }
 
+/// Whether `path` can be written: opened for appending (which changes no
+/// file that is there) and removed again if the check created it.
+fn writable(path: &Path) -> Result<(), String> {
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
 /// How many of `games` the output file already holds (the same moves, in
 /// order): the annotation resumes after them. A file of other games is an
 /// error rather than something to overwrite.
@@ -368,6 +383,12 @@ pub fn run_cli(args: &AnnotateArgs) -> Result<(), String> {
         args.threads,
         if args.threads == 1 { "" } else { "s" }
     );
+    // Every output is checked before hours of search are spent on the games.
+    if let Some(base) = &args.svg {
+        for index in skip..games.len() {
+            writable(&svg_path(base, index + 1, games.len()))?;
+        }
+    }
     let mut out = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
