@@ -204,6 +204,21 @@ fn annotate_writes_pdn_that_reads_back_and_resumes() {
     let svg_text = std::fs::read_to_string(dir.join("graph-1.svg")).unwrap();
     assert!(svg_text.starts_with("<svg") && svg_text.trim_end().ends_with("</svg>"));
     assert!(svg_text.contains("1... 19-24??"), "the blunder is marked on the graph");
+    // The plot is white, so that only the filled areas show who is better;
+    // move labels stand above it, clear of the curve.
+    let attr = |line: &str, name: &str| -> f64 {
+        let at = line.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        line[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let plot = svg_text.lines().find(|l| l.starts_with("<rect x=")).unwrap();
+    assert!(plot.contains("fill=\"#ffffff\""), "{plot}");
+    let plot_top = attr(plot, "y");
+    let labels: Vec<&str> =
+        svg_text.lines().filter(|l| l.starts_with("<text") && l.contains("font-size=\"10\"")).collect();
+    assert!(!labels.is_empty());
+    for l in labels {
+        assert!(attr(l, "y") < plot_top, "{l} inside the plot (top {plot_top})");
+    }
     assert!(dir.join("graph-2.svg").exists());
     // Run again: nothing left to do, the file unchanged.
     let again = run(&[]);

@@ -1,8 +1,11 @@
 //! The evaluation graph of an annotated game as a self-contained SVG: the
-//! score after each move from White's side (clipped at four men), White's
-//! advantage filled light and Black's dark, the moves marked `??`, `?` and
-//! `!` as coloured dots with their move, and a legend. Written by hand: a
-//! few dozen elements need no plotting library.
+//! score after each move from White's side (clipped at four men), on a
+//! white plot the area between the zero line and the curve filled light
+//! where White is better and dark where Black is (as lichess draws it), the
+//! moves marked `??`, `?` and `!` as coloured dots, the mistakes named in
+//! rows above the plot with a leader to their dot (never over the curve),
+//! and a legend. Written by hand: a few dozen elements need no plotting
+//! library.
 
 use std::fmt::Write as _;
 
@@ -13,10 +16,18 @@ use crate::rules::notation::to_pdn;
 use crate::rules::position::Color;
 
 const WIDTH: f64 = 900.0;
-const HEIGHT: f64 = 360.0;
+const HEIGHT: f64 = 360.0 + LABEL_ROWS as f64 * LABEL_ROW;
 const LEFT: f64 = 56.0;
 const RIGHT: f64 = 20.0;
-const TOP: f64 = 44.0;
+/// Room for the title and, below it, [`LABEL_ROWS`] rows of move labels.
+const TOP: f64 = 44.0 + LABEL_ROWS as f64 * LABEL_ROW;
+/// Rows of mistake labels above the plot, and the height of one.
+const LABEL_ROWS: usize = 3;
+const LABEL_ROW: f64 = 13.0;
+/// Fill of White's advantage (light, but visible on the white plot) and
+/// of Black's.
+const WHITE_FILL: &str = "#e4ddc8";
+const BLACK_FILL: &str = "#3a3a3a";
 const BOTTOM: f64 = 64.0;
 /// Scores beyond this many hundredths of a man are drawn at the edge.
 const CLIP: Score = 400;
@@ -53,12 +64,12 @@ pub fn graph(title: &str, game: &Game, reports: &[PositionReport], moves: &[Move
         r##"<text x="{LEFT}" y="24" font-size="15" font-weight="bold">{}</text>"##,
         escape(title)
     );
-    // The plot: Black's half dark, White's light, the score as an area
-    // from the zero line.
+    // The plot: white, and the score as an area from the zero line, light
+    // above it (White better) and dark below (Black better).
     let mid = y(0);
     let _ = writeln!(
         svg,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#c9ced6" stroke="#999999"/>"##
+        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#ffffff" stroke="#999999"/>"##
     );
     let mut area = format!("M {:.1} {mid:.1}", x(0));
     for &(ply, s) in &points {
@@ -75,8 +86,10 @@ pub fn graph(title: &str, game: &Game, reports: &[PositionReport], moves: &[Move
         r##"<clipPath id="below"><rect x="{LEFT}" y="{mid:.1}" width="{plot_w}" height="{:.1}"/></clipPath>"##,
         TOP + plot_h - mid
     );
-    let _ = writeln!(svg, r##"<path d="{area}" fill="#ffffff" stroke="none" clip-path="url(#above)"/>"##);
-    let _ = writeln!(svg, r##"<path d="{area}" fill="#3a3a3a" stroke="none" clip-path="url(#below)"/>"##);
+    let _ =
+        writeln!(svg, r##"<path d="{area}" fill="{WHITE_FILL}" stroke="none" clip-path="url(#above)"/>"##);
+    let _ =
+        writeln!(svg, r##"<path d="{area}" fill="{BLACK_FILL}" stroke="none" clip-path="url(#below)"/>"##);
     let line: Vec<String> = points.iter().map(|&(p, s)| format!("{:.1},{:.1}", x(p), y(s))).collect();
     let _ = writeln!(
         svg,
@@ -139,10 +152,11 @@ pub fn graph(title: &str, game: &Game, reports: &[PositionReport], moves: &[Move
         r##"<text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle" fill="#444444">score for White (men)</text>"##,
         TOP + plot_h / 2.0
     );
-    // The marked moves; mistakes and blunders are named, alternately
-    // above and below their dot where they crowd.
+    // The marked moves. Mistakes and blunders are named in the rows above
+    // the plot, each in the lowest row where it does not touch the label
+    // before it, with a dotted leader down to its dot.
     let positions = game.positions();
-    let mut last_label: Option<(f64, bool)> = None;
+    let mut row_end = [f64::NEG_INFINITY; LABEL_ROWS];
     for (i, m) in moves.iter().enumerate() {
         let colour = match m.glyph {
             "??" => "#d62728",
@@ -164,13 +178,19 @@ pub fn graph(title: &str, game: &Game, reports: &[PositionReport], moves: &[Move
         if m.glyph == "!" {
             continue;
         }
-        let crowded = last_label.is_some_and(|(lx, _)| xx - lx < 70.0);
-        let above = match last_label {
-            Some((_, was_above)) if crowded => !was_above,
-            _ => yy >= TOP + 14.0,
-        };
-        last_label = Some((xx, above));
-        let ty = if above { yy - 8.0 } else { yy + 17.0 };
+        // About 6 pixels a character at font size 10, centred on the dot.
+        let half = 3.0 * label.chars().count() as f64 + 4.0;
+        let row = (0..LABEL_ROWS).find(|&r| row_end[r] < xx - half).unwrap_or_else(|| {
+            (0..LABEL_ROWS).min_by(|&a, &b| row_end[a].total_cmp(&row_end[b])).unwrap_or(0)
+        });
+        row_end[row] = xx + half;
+        let ty = TOP - 6.0 - row as f64 * LABEL_ROW;
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{xx:.1}" y1="{:.1}" x2="{xx:.1}" y2="{:.1}" stroke="{colour}" stroke-width="0.8" stroke-dasharray="1,2"/>"##,
+            ty + 3.0,
+            yy - 5.0
+        );
         let _ = writeln!(
             svg,
             r##"<text x="{xx:.1}" y="{ty:.1}" text-anchor="middle" font-size="10" fill="{colour}">{}</text>"##,
@@ -192,7 +212,7 @@ pub fn graph(title: &str, game: &Game, reports: &[PositionReport], moves: &[Move
     }
     let _ = writeln!(
         svg,
-        r##"<text x="{:.1}" y="{ly:.1}" fill="#444444">light: White better, dark: Black better (clipped at 4 men)</text>"##,
+        r##"<text x="{:.1}" y="{ly:.1}" fill="#444444">light area: White better, dark: Black better (clipped at 4 men)</text>"##,
         lx + 10.0
     );
     svg.push_str("</svg>\n");
