@@ -61,7 +61,8 @@ pub fn run(
         engine.clear();
         let r = engine.search_quietly(&game, &limits);
         nodes += r.nodes;
-        let best = r.best.map_or("none".to_string(), |m| m.to_string());
+        // PDN, as analyse prints moves for people.
+        let best = r.best.map_or("none".to_string(), |m| crate::rules::notation::to_pdn(game.position(), &m));
         line(&format!(
             "{name:<26} depth {:>2} score {:>7} nodes {:>10} best {best}",
             r.depth,

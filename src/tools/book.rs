@@ -302,7 +302,7 @@ pub fn build(
             tree.to_book(cfg.nodes).save(&cfg.out).map_err(|e| format!("{shown}: {e}"))?;
             let per = started.elapsed().as_secs_f64() / made as f64;
             progress(&format!(
-                "{made} / {} expansions, {} positions, last one at ply {}, {} left",
+                "{made} / {} expansions, {} positions, last one {} plies past a root, {} left",
                 cfg.expansions,
                 tree.nodes.len(),
                 values.ply[&k],
@@ -385,7 +385,8 @@ pub enum BookCommand {
         /// Drop-out price of a ply, hundredths of a man.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i32).range(0..=10_000))]
         ply_cost: i32,
-        /// Search threads (default: all cores).
+        /// Search threads (default: every core of the machine, unlike analyse, match and the
+        /// Hub, which take one unless told).
         #[arg(long, value_parser = crate::engine::options::threads)]
         threads: Option<usize>,
         /// Transposition table, MiB.
@@ -441,7 +442,8 @@ pub fn run_cli(cmd: BookCommand) -> Result<(), String> {
             let started = Instant::now();
             let s = build(&cfg, &mut |line| eprintln!("{line}"), &crate::tools::interrupt::requested)?;
             println!(
-                "{}: {} positions, {} expanded (deepest at ply {}); {} expansions in {}",
+                "{}: {} positions, {} expanded (the deepest {} plies past a root: the start or a ballot); \
+                 {} expansions in {}",
                 cfg.out.display(),
                 s.positions,
                 s.expanded,
@@ -460,7 +462,8 @@ pub fn run_cli(cmd: BookCommand) -> Result<(), String> {
             let pos = *game.position();
             let expanded = book.entries().iter().filter(|e| e.expanded()).count();
             println!(
-                "book: {} positions, {} expanded, deepest at ply {}, {} nodes a position",
+                "book: {} positions, {} expanded, the deepest {} plies past a root (the start position or a \
+                 2-move ballot), {} nodes a position",
                 book.len(),
                 expanded,
                 book.entries().iter().filter(|e| e.expanded()).map(|e| e.ply).max().unwrap_or(0),
@@ -472,7 +475,7 @@ pub fn run_cli(cmd: BookCommand) -> Result<(), String> {
                 return Ok(());
             };
             println!(
-                "in the book at ply {}: value {:+.2}, own search {:+.2} (men, side to move)",
+                "in the book {} plies past a root: value {:+.2}, own search {:+.2} (men, side to move)",
                 e.ply,
                 f64::from(e.value) / 100.0,
                 f64::from(e.searched) / 100.0

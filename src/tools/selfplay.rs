@@ -467,7 +467,8 @@ pub struct SelfplayArgs {
     /// Nodes searched per move.
     #[arg(long, default_value_t = 5000, value_parser = crate::engine::options::nodes)]
     pub nodes: u64,
-    /// Games played at once (default: all cores).
+    /// Games played at once (default: every core of the machine, unlike analyse, match and the
+    /// Hub, which take one unless told).
     #[arg(long, value_parser = crate::engine::options::threads)]
     pub threads: Option<usize>,
     /// Up to this many random plies after the opening ballot.
@@ -610,7 +611,8 @@ pub struct RelabelArgs {
     /// Nodes searched per position.
     #[arg(long, default_value_t = 8000, value_parser = crate::engine::options::nodes)]
     pub nodes: u64,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: every core of the machine, unlike analyse, match and the Hub,
+    /// which take one unless told).
     #[arg(long, value_parser = crate::engine::options::threads)]
     pub threads: Option<usize>,
     /// The evaluation.

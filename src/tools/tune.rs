@@ -448,7 +448,8 @@ pub struct TuneArgs {
     /// with their exact value.
     #[command(flatten)]
     pub egdb: crate::cli::EgdbArgs,
-    /// Threads for the gradient (default: all cores).
+    /// Threads for the gradient (default: every core of the machine, unlike analyse, match and
+    /// the Hub, which take one unless told).
     #[arg(long, value_parser = crate::engine::options::threads)]
     pub threads: Option<usize>,
 }

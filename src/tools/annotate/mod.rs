@@ -188,10 +188,19 @@ pub fn summarise(moves: &[MoveReport], side: Color) -> Summary {
 
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
         write!(
             f,
-            "{} moves, average loss {:.2} men a move, {} blunders (??), {} mistakes (?), {} strong only moves (!)",
-            self.moves, self.average_loss, self.blunders, self.mistakes, self.only_moves
+            "{} move{}, average loss {:.2} men a move, {} blunder{} (??), {} mistake{} (?), {} strong only move{} (!)",
+            self.moves,
+            s(self.moves),
+            self.average_loss,
+            self.blunders,
+            s(self.blunders),
+            self.mistakes,
+            s(self.mistakes),
+            self.only_moves,
+            s(self.only_moves)
         )
     }
 }

@@ -18,13 +18,15 @@ pub enum EgdbCommand {
     /// Generate every table of up to --pieces pieces into --dir; tables
     /// already there are kept, so an interrupted run resumes.
     Generate {
-        /// Most pieces on the board (2 to 7; 5 takes about an hour here).
+        /// Most pieces on the board (2 to 7; up to 4 takes seconds, 5 about
+        /// 20 minutes on two cores, and each piece more far longer).
         #[arg(long)]
         pieces: usize,
         /// Directory of the table files.
         #[arg(long)]
         dir: std::path::PathBuf,
-        /// Threads (default: all cores).
+        /// Threads (default: every core of the machine, unlike analyse, match and the Hub,
+        /// which take one unless told).
         #[arg(long, value_parser = crate::engine::options::threads)]
         threads: Option<usize>,
     },
@@ -37,7 +39,8 @@ pub enum EgdbCommand {
         /// Most pieces to check (default: every complete piece count).
         #[arg(long)]
         pieces: Option<usize>,
-        /// Threads (default: all cores).
+        /// Threads (default: every core of the machine, unlike analyse, match and the Hub,
+        /// which take one unless told).
         #[arg(long, value_parser = crate::engine::options::threads)]
         threads: Option<usize>,
     },
