@@ -86,7 +86,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
     let (depth, nodes, threads, hash, multipv) = (*depth, *nodes, *threads, *hash, *multipv);
     let evaluation = eval.evaluation()?;
     let tables = egdb.tables()?.map(std::sync::Arc::new);
-    let game = super::game_from(position.text(), moves)?.in_variant(args.variant);
+    let game = super::game_in(position.text(), moves, args.variant)?;
     let move_time = match *time {
         Some(t) => Some(t),
         None if depth.is_none() && nodes.is_none() => Some(std::time::Duration::from_secs(5)),

@@ -93,16 +93,33 @@ impl EgdbArgs {
 /// moves (Hub or PDN, space-separated) played from it; or a message that
 /// says which part is wrong.
 pub fn game_from(fen: &str, moves: &str) -> Result<crate::rules::game::Game, String> {
-    let mut game =
-        crate::rules::game::Game::from_text(fen).map_err(|e| format!("bad position {fen:?}: {e}"))?;
+    game_in(fen, moves, crate::rules::variant::Variant::Normal)
+}
+
+/// [`game_from`] by the rules of `variant`.
+pub fn game_in(
+    fen: &str,
+    moves: &str,
+    variant: crate::rules::variant::Variant,
+) -> Result<crate::rules::game::Game, String> {
+    let mut game = crate::rules::game::Game::from_text(fen)
+        .map_err(|e| format!("bad position {fen:?}: {e}"))?
+        .in_variant(variant);
     for text in moves.split_whitespace() {
         game.play_text(text).map_err(|e| e.to_string())?;
     }
     Ok(game)
 }
 
-/// A variant's name for clap: Scan's or lidraughts'.
+/// A variant's name for clap, Scan's or lidraughts', for a command that
+/// searches or plays: a variant the engine plays.
 pub fn variant(text: &str) -> Result<crate::rules::variant::Variant, String> {
+    crate::rules::variant::Variant::played_from_name(text).map_err(|e| e.to_string())
+}
+
+/// A variant's name for clap, for a command of the rules alone (`legal`,
+/// `show`): every variant whose rules Dammer knows.
+pub fn rules_variant(text: &str) -> Result<crate::rules::variant::Variant, String> {
     crate::rules::variant::Variant::from_name(text).map_err(|e| e.to_string())
 }
 

@@ -26,6 +26,10 @@ pub struct PerftArgs {
     /// Threads to share the root moves over.
     #[arg(long, default_value_t = 1, value_parser = options::threads)]
     pub threads: usize,
+    /// The game's moves: normal (also bt and losing, whose moves are the
+    /// same) or frisian (also frysk!; one thread, no --divide).
+    #[arg(long, default_value = "normal", value_parser = super::rules_variant)]
+    pub variant: Variant,
 }
 
 /// The arguments of `dammer show`.
@@ -37,9 +41,9 @@ pub struct ShowArgs {
     /// Moves to play first, separated by spaces (Hub or PDN notation).
     #[arg(long, default_value = "")]
     pub moves: String,
-    /// The game whose result and evaluation are shown: normal, bt
-    /// (breakthrough) or losing (antidraughts).
-    #[arg(long, default_value = "normal", value_parser = super::variant)]
+    /// The game whose moves, result and evaluation are shown: normal, bt
+    /// (breakthrough), losing (antidraughts) or frisian (also frysk!).
+    #[arg(long, default_value = "normal", value_parser = super::rules_variant)]
     pub variant: Variant,
 }
 
@@ -58,19 +62,25 @@ pub struct LegalArgs {
     /// and the draw rule), then `:`.
     #[arg(long)]
     pub result: bool,
-    /// The game whose result is given: normal, bt (breakthrough) or losing
-    /// (antidraughts); the moves are the same in all three.
-    #[arg(long, default_value = "normal", value_parser = super::variant)]
+    /// The game: normal, bt (breakthrough) or losing (antidraughts), whose
+    /// moves are the same and results differ, or frisian (also frysk!),
+    /// whose moves differ too.
+    #[arg(long, default_value = "normal", value_parser = super::rules_variant)]
     pub variant: crate::rules::variant::Variant,
 }
 
 /// Runs `dammer perft`.
 pub fn perft(args: &PerftArgs) -> Result<(), String> {
-    let PerftArgs { depth, position, divide, threads } = args;
+    let PerftArgs { depth, position, divide, threads, variant } = args;
     let (depth, divide, threads) = (*depth, *divide, *threads);
     let pos = parse_position(position.text())?;
     let start = Instant::now();
-    let nodes = if divide {
+    let nodes = if variant.own_moves() {
+        if divide {
+            return Err(format!("--divide is for the international moves, not {variant}"));
+        }
+        crate::rules::perft::perft_frisian(&pos, &Default::default(), depth)
+    } else if divide {
         let lines = crate::rules::perft::divide(&pos, depth, threads);
         let mut out = io::stdout().lock();
         for (m, n) in &lines {
@@ -117,13 +127,16 @@ fn perft_with_progress(pos: &crate::rules::position::Position, depth: u32, threa
 
 /// Runs `dammer show`, colouring with `style`.
 pub fn show(args: &ShowArgs, style: super::board::Style) -> Result<(), String> {
-    let game = super::game_from(args.position.text(), &args.moves)?.in_variant(args.variant);
+    let game = super::game_in(args.position.text(), &args.moves, args.variant)?;
     let pos = game.position();
     println!("{}", super::board::diagram(pos, style));
     println!("hub {}", pos.to_hub());
-    let legal = legal_moves(pos);
+    let legal = game.legal_moves();
     let hub: Vec<String> = legal.iter().map(|m| m.to_string()).collect();
-    let pdn: Vec<String> = legal.iter().map(|m| to_pdn(pos, m)).collect();
+    // PDN's shortest capture paths are the international game's; a
+    // variant with its own moves is written in Hub notation.
+    let pdn: Vec<String> =
+        legal.iter().map(|m| if args.variant.own_moves() { m.to_string() } else { to_pdn(pos, m) }).collect();
     println!("moves {}", hub.join(" "));
     println!("pdn {}", pdn.join(" "));
     let result = game.result();
@@ -151,7 +164,7 @@ fn legal_line(text: &str, with_result: bool, variant: Variant) -> Result<String,
     for m in moves.split_whitespace() {
         game.play_text(m).map_err(|e| format!("error {e}"))?;
     }
-    let moves: Vec<String> = legal_moves(game.position()).iter().map(|m| m.to_string()).collect();
+    let moves: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
     if with_result {
         let result = game.result();
         let tag = match result {

@@ -7,8 +7,9 @@
 
 use std::fmt;
 
-use crate::rules::movegen::{legal_moves, Move};
-use crate::rules::notation::{parse_move, MoveError};
+use crate::rules::frisian::KingRuns;
+use crate::rules::movegen::{legal_moves, Move, MoveList};
+use crate::rules::notation::{parse_move_among, MoveError};
 use crate::rules::position::{Color, FenError, Position};
 use crate::rules::variant::Variant;
 
@@ -111,6 +112,9 @@ pub enum DrawReason {
     SixteenMoves,
     /// The 5-move endgame rule.
     FiveMoves,
+    /// Frisian: two kings against one for 7 moves each, or one king against
+    /// one for 2 moves each, without a capture.
+    FrisianKings,
 }
 
 /// The state of a game.
@@ -145,6 +149,7 @@ impl DrawReason {
             DrawReason::TwentyFiveMoves => "draw by the 25-move king rule",
             DrawReason::SixteenMoves => "draw by the 16-move endgame rule",
             DrawReason::FiveMoves => "draw by the 5-move endgame rule",
+            DrawReason::FrisianKings => "draw by the Frisian rule of kings alone",
         }
     }
 }
@@ -167,6 +172,9 @@ pub struct Game {
     variant: Variant,
     positions: Vec<Position>,
     states: Vec<PlyState>,
+    /// Frisian's king runs after each position (kept for every game: they
+    /// cost nothing and a game may change its variant).
+    runs: Vec<KingRuns>,
     moves: Vec<Move>,
 }
 
@@ -184,7 +192,13 @@ impl Game {
 
     /// A game of `variant` starting from `start`.
     pub fn with_variant(start: Position, variant: Variant) -> Game {
-        Game { variant, positions: vec![start], states: vec![PlyState::initial(&start)], moves: Vec::new() }
+        Game {
+            variant,
+            positions: vec![start],
+            states: vec![PlyState::initial(&start)],
+            runs: vec![KingRuns::default()],
+            moves: Vec::new(),
+        }
     }
 
     /// The same moves played under `variant`'s rules.
@@ -228,9 +242,21 @@ impl Game {
         *self.states.last().expect("a game always has a state")
     }
 
+    /// The legal moves now, by the variant's rules.
+    pub fn legal_moves(&self) -> MoveList {
+        if self.variant.own_moves() {
+            crate::rules::frisian::legal_moves(
+                self.position(),
+                self.runs.last().unwrap_or(&KingRuns::default()),
+            )
+        } else {
+            legal_moves(self.position())
+        }
+    }
+
     /// Plays a move that must be legal in the current position.
     pub fn play(&mut self, m: Move) -> Result<(), MoveError> {
-        let legal = legal_moves(self.position());
+        let legal = self.legal_moves();
         if !legal.iter().any(|l| *l == m) {
             return Err(MoveError::Illegal {
                 text: m.to_string(),
@@ -245,7 +271,8 @@ impl Game {
     /// Parses and plays a move given in Hub or PDN notation; the game is
     /// unchanged when the text names no single legal move.
     pub fn play_text(&mut self, text: &str) -> Result<Move, MoveError> {
-        let m = parse_move(self.position(), text)?;
+        let legal = self.legal_moves();
+        let m = parse_move_among(self.position(), &legal, !self.variant.own_moves(), text)?;
         self.push_unchecked(m);
         Ok(m)
     }
@@ -254,8 +281,10 @@ impl Game {
         let pos = *self.position();
         let next = pos.make(&m);
         let state = self.state().after(&pos, &m, &next);
+        let runs = self.runs.last().copied().unwrap_or_default().after(&pos, &m);
         self.positions.push(next);
         self.states.push(state);
+        self.runs.push(runs);
         self.moves.push(m);
     }
 
@@ -264,6 +293,7 @@ impl Game {
         let m = self.moves.pop()?;
         self.positions.pop();
         self.states.pop();
+        self.runs.pop();
         Some(m)
     }
 
@@ -290,12 +320,30 @@ impl Game {
                 }
             }
         }
-        if legal_moves(pos).is_empty() {
+        if self.legal_moves().is_empty() {
             return GameResult::Win(if self.variant.no_move_loses() { us.opponent() } else { us });
+        }
+        if self.variant == Variant::Frisian {
+            return frisian_draw(pos, self.state()).map_or(GameResult::Ongoing, GameResult::Draw);
         }
         draw_by_rule(self.variant, self.state(), self.repetitions())
             .map_or(GameResult::Ongoing, GameResult::Draw)
     }
+}
+
+/// Frisian's draws, as lidraughts plays them (and pydraughts): only kings
+/// left, two against one for 7 moves each or one against one for 2 moves
+/// each without a capture. Repetition does not draw.
+fn frisian_draw(pos: &Position, state: PlyState) -> Option<DrawReason> {
+    let counts = |c: Color| (pos.pieces(c).count_ones(), pos.kings_of(c).count_ones());
+    let (w, b) = (counts(Color::White), counts(Color::Black));
+    let kings_only = w.0 == w.1 && b.0 == b.1;
+    let limit = match (w.0, b.0) {
+        (1, 1) => 4,
+        (2, 1) | (1, 2) => 14,
+        _ => return None,
+    };
+    (kings_only && state.reversible >= limit).then_some(DrawReason::FrisianKings)
 }
 
 /// The draw rule, if any, that ends a game of `variant` in a position with

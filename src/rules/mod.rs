@@ -5,6 +5,7 @@
 //! or a tool that only needs the rules needs only this.
 
 pub mod bitboard;
+pub mod frisian;
 pub mod game;
 pub mod movegen;
 pub mod moves;

@@ -14,7 +14,7 @@
 use std::fmt;
 
 use crate::rules::bitboard::square_bb;
-use crate::rules::movegen::{legal_moves, Move};
+use crate::rules::movegen::{legal_moves, Move, MoveList};
 use crate::rules::position::{Color, Piece, Position};
 
 /// Why a move text was rejected.
@@ -201,9 +201,21 @@ fn is_subsequence(needle: &[u8], hay: &[u8]) -> bool {
 
 /// Finds the legal move of `pos` that `text` names.
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveError> {
+    parse_move_among(pos, &legal_moves(pos), true, text)
+}
+
+/// Finds the move of `legal` (the legal moves of `pos` by the game's rules)
+/// that `text` names: Hub notation (from, to, then the captured squares),
+/// or with `paths` also a PDN capture by its landing squares (the
+/// international game's capture paths).
+pub fn parse_move_among(
+    pos: &Position,
+    legal: &MoveList,
+    paths: bool,
+    text: &str,
+) -> Result<Move, MoveError> {
     let squares = tokenize(text)?;
     let t = text.trim().to_string();
-    let legal = legal_moves(pos);
     if legal.is_empty() {
         return Err(MoveError::NoLegalMoves { text: t });
     }
@@ -211,7 +223,7 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveError> {
     let rest = &squares[2..];
     let rest_set: u64 = rest.iter().fold(0, |a, &s| a | square_bb(s));
     let rest_distinct = rest_set.count_ones() as usize == rest.len();
-    let paths = if squares.len() > 2 && legal.iter().any(|m| m.is_capture()) {
+    let paths = if paths && squares.len() > 2 && legal.iter().any(|m| m.is_capture()) {
         capture_paths(pos)
     } else {
         Vec::new()

@@ -51,3 +51,17 @@ pub fn perft_threads(pos: &Position, depth: u32, threads: usize) -> u64 {
     }
     divide(pos, depth, threads).iter().map(|(_, n)| n).sum()
 }
+
+/// Perft by Frisian rules from `pos` with the sides' king runs `runs`
+/// (the international fast path is not used: Frisian moves change the
+/// legal moves after them).
+pub fn perft_frisian(pos: &Position, runs: &crate::rules::frisian::KingRuns, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let moves = crate::rules::frisian::legal_moves(pos, runs);
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    moves.iter().map(|m| perft_frisian(&pos.make(m), &runs.after(pos, m), depth - 1)).sum()
+}

@@ -8,8 +8,13 @@
 //! - `losing` (antidraughts): a player without a legal move (no pieces or
 //!   all blocked) wins; threefold repetition is the only draw.
 //!
-//! Frisian, frysk and killer draughts change the moves themselves and are
-//! not played yet: their names are recognised and refused with that reason.
+//! - `frisian` (and frysk!, the same game from 5 men a side, given as the
+//!   position): captures along rows and columns too, the most valuable
+//!   capture, kings limited to three moves in a row ([`crate::rules::frisian`]).
+//!   The rules know it (moves, results, draws); the engine does not search
+//!   it yet, so it is not among [`Variant::ALL`].
+//!
+//! Killer draughts is recognised and refused with that reason.
 
 use std::fmt;
 
@@ -23,6 +28,8 @@ pub enum Variant {
     Breakthrough,
     /// Losing draughts (antidraughts): who cannot move wins.
     Losing,
+    /// Frisian draughts (and frysk!): see [`crate::rules::frisian`].
+    Frisian,
 }
 
 /// Why a variant name was refused.
@@ -32,6 +39,8 @@ pub enum VariantError {
     NotSupported(String),
     /// No variant of that name.
     Unknown(String),
+    /// A variant whose rules Dammer knows but whose games it does not play.
+    RulesOnly(String),
 }
 
 impl fmt::Display for VariantError {
@@ -43,6 +52,11 @@ impl fmt::Display for VariantError {
             VariantError::Unknown(name) => {
                 write!(f, "unknown variant {name:?} (expected {})", Variant::names())
             }
+            VariantError::RulesOnly(name) => write!(
+                f,
+                "variant {name:?}: Dammer knows its rules (legal, show) but does not play it yet (it plays {})",
+                Variant::names()
+            ),
         }
     }
 }
@@ -50,8 +64,23 @@ impl fmt::Display for VariantError {
 impl std::error::Error for VariantError {}
 
 impl Variant {
-    /// Every variant Dammer plays, the international game first.
+    /// Every variant Dammer plays (the engine searches it), the
+    /// international game first.
     pub const ALL: [Variant; 3] = [Variant::Normal, Variant::Breakthrough, Variant::Losing];
+    /// Every variant whose rules Dammer knows (`legal`, `show`, `perft`).
+    pub const RULES: [Variant; 4] =
+        [Variant::Normal, Variant::Breakthrough, Variant::Losing, Variant::Frisian];
+
+    /// Whether the engine searches this variant (else only its rules are known).
+    pub const fn played(self) -> bool {
+        !matches!(self, Variant::Frisian)
+    }
+
+    /// Whether a move changes more than the international moves do: the
+    /// game then needs its own move generator and move history.
+    pub const fn own_moves(self) -> bool {
+        matches!(self, Variant::Frisian)
+    }
 
     /// Scan's name (what the Hub `variant` parameter declares).
     pub const fn name(self) -> &'static str {
@@ -59,12 +88,24 @@ impl Variant {
             Variant::Normal => "normal",
             Variant::Breakthrough => "bt",
             Variant::Losing => "losing",
+            Variant::Frisian => "frisian",
         }
     }
 
     /// The names of [`Variant::ALL`], separated by spaces.
     pub fn names() -> String {
         Variant::ALL.map(Variant::name).join(" ")
+    }
+
+    /// [`Variant::from_name`], for a variant the engine must play.
+    pub fn played_from_name(name: &str) -> Result<Variant, VariantError> {
+        Variant::from_name(name).and_then(|v| {
+            if v.played() {
+                Ok(v)
+            } else {
+                Err(VariantError::RulesOnly(name.to_string()))
+            }
+        })
     }
 
     /// Reads Scan's names and lidraughts' (`standard`, `fromposition`,
@@ -74,7 +115,8 @@ impl Variant {
             "normal" | "standard" | "fromposition" | "international" => Ok(Variant::Normal),
             "bt" | "breakthrough" => Ok(Variant::Breakthrough),
             "losing" | "antidraughts" | "anti" => Ok(Variant::Losing),
-            "frisian" | "frysk" | "frysk!" | "killer" => Err(VariantError::NotSupported(name.to_string())),
+            "frisian" | "frysk" | "frysk!" => Ok(Variant::Frisian),
+            "killer" => Err(VariantError::NotSupported(name.to_string())),
             _ => Err(VariantError::Unknown(name.to_string())),
         }
     }
@@ -112,7 +154,9 @@ mod tests {
         assert_eq!(Variant::from_name("Antidraughts"), Ok(Variant::Losing));
         assert_eq!(Variant::from_name("breakthrough"), Ok(Variant::Breakthrough));
         assert_eq!(Variant::from_name("fromPosition"), Ok(Variant::Normal));
-        assert!(matches!(Variant::from_name("frisian"), Err(VariantError::NotSupported(_))));
+        assert_eq!(Variant::from_name("Frysk!"), Ok(Variant::Frisian));
+        assert!(!Variant::Frisian.played());
+        assert!(matches!(Variant::from_name("killer"), Err(VariantError::NotSupported(_))));
         assert!(matches!(Variant::from_name("chess"), Err(VariantError::Unknown(_))));
         assert!(VariantError::Unknown("x".into()).to_string().contains("normal bt losing"));
     }

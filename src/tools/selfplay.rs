@@ -39,6 +39,7 @@ fn magic(variant: Variant) -> &'static [u8; 8] {
         Variant::Normal => MAGIC,
         Variant::Breakthrough => b"DAMMERBT",
         Variant::Losing => b"DAMMERLO",
+        Variant::Frisian => b"DAMMERFR",
     }
 }
 

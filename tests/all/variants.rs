@@ -1,6 +1,7 @@
-//! The variants that share the international moves: breakthrough (the
-//! first to crown wins) and losing draughts (who cannot move wins): game
-//! results, draw rules, and a search that plays for the variant's goal.
+//! The variants: breakthrough (the first to crown wins) and losing
+//! draughts (who cannot move wins), which share the international moves:
+//! game results, draw rules, and a search that plays for the variant's
+//! goal; and Frisian's own moves, results and draws (rules only so far).
 
 use dammer::engine::score::WIN_BAND;
 use dammer::engine::time::Limits;
@@ -77,7 +78,7 @@ fn analyse_takes_a_variant() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("best move 28-23") && text.contains("win in"), "{text}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_dammer"))
-        .args(["analyse", "--variant", "frisian"])
+        .args(["analyse", "--variant", "killer"])
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -165,4 +166,64 @@ fn show_gives_the_variants_result() {
     };
     assert!(run("antidraughts").contains("result 2-0"));
     assert!(run("normal").contains("result 0-2"));
+}
+
+/// Frisian's rules: perft from the start (distinct moves: a man's capture
+/// around a ring of four is one move whichever way round; pydraughts
+/// counts both paths), and a game's results and draws.
+#[test]
+fn frisian_moves_and_results() {
+    use dammer::rules::frisian::KingRuns;
+    use dammer::rules::perft::perft_frisian;
+    let start = Position::start();
+    let counts: Vec<u64> = (1..=6).map(|d| perft_frisian(&start, &KingRuns::default(), d)).collect();
+    assert_eq!(counts, vec![9, 81, 658, 3874, 21265, 102431]);
+    // Men capture along the column; the game knows the variant's moves.
+    let mut g = game("W:W28:B18,K38", Variant::Frisian);
+    assert_eq!(g.legal_moves().iter().map(|m| m.to_string()).collect::<Vec<_>>(), vec!["28x48x38"]);
+    g.play_text("28x48x38").unwrap();
+    assert_eq!(g.result(), GameResult::Ongoing);
+    // One king against one: drawn after 2 moves each without a capture
+    // (each move chosen so that the other king has nothing to take).
+    let mut g = game("W:WK50:BK1", Variant::Frisian);
+    for ply in 0..4 {
+        assert_eq!(g.result(), GameResult::Ongoing, "ply {ply}");
+        let safe = g.legal_moves().iter().copied().find(|&m| {
+            let mut next = g.clone();
+            next.play(m).unwrap();
+            !next.legal_moves().iter().any(|r| r.is_capture())
+        });
+        g.play(safe.expect("a quiet move that gives nothing away")).unwrap();
+    }
+    assert_eq!(g.result(), GameResult::Draw(DrawReason::FrisianKings));
+    // With men left, a king moves three times in a row at most.
+    let mut g = game("W:W45,K28:B1,2,3", Variant::Frisian);
+    for m in ["28-33", "33-28", "28-33"] {
+        g.play_text(m).unwrap();
+        let reply = g.legal_moves().iter().copied().find(|&r| {
+            let mut next = g.clone();
+            next.play(r).unwrap();
+            !next.legal_moves().iter().any(|w| w.is_capture())
+        });
+        g.play(reply.expect("a reply that gives nothing away")).unwrap();
+    }
+    assert!(g.legal_moves().iter().all(|m| m.from_square() == 45), "{:?}", g.legal_moves());
+    assert!(g.play_text("33-28").is_err());
+}
+
+/// The engine does not play Frisian yet: commands that search refuse it
+/// with that reason, the rules commands take it.
+#[test]
+fn frisian_is_known_to_the_rules_and_refused_by_the_engine() {
+    let dammer = env!("CARGO_BIN_EXE_dammer");
+    let run = |args: &[&str]| std::process::Command::new(dammer).args(args).output().unwrap();
+    let out = run(&["analyse", "--variant", "frisian", "--depth", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not play it yet"));
+    let out = run(&["legal", "--variant", "frysk!", "W:W28:B18"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "28x8x18");
+    let out = run(&["perft", "4", "--variant", "frisian"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("perft(4) = 3874"));
+    assert!(Variant::played_from_name("frisian").is_err());
 }

@@ -823,6 +823,7 @@ fn play_game(
                     DrawReason::TwentyFiveMoves => "25-move rule",
                     DrawReason::SixteenMoves => "16-move endgame rule",
                     DrawReason::FiveMoves => "5-move endgame rule",
+                    DrawReason::FrisianKings => "Frisian rule of kings alone",
                 }
                 .into();
                 break;
