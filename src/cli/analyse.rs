@@ -6,7 +6,10 @@ use crate::engine::book::Book;
 use crate::engine::options;
 use crate::engine::score::describe;
 use crate::engine::{Engine, Info, Limits};
+use crate::rules::movegen::Move;
 use crate::rules::notation::to_pdn;
+use crate::rules::position::Position;
+use crate::rules::variant::Variant;
 
 /// The arguments of `dammer analyse`.
 #[derive(clap::Args, Debug)]
@@ -98,7 +101,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
     engine.set_egdb(tables);
     let start = *game.position();
     println!("{}", diagram(&start, style));
-    if crate::rules::movegen::legal_moves(&start).is_empty() {
+    if game.legal_moves().is_empty() {
         // Nothing to search: no legend or table for rows that never come.
         println!("no legal move: {}", game.result());
         return Ok(());
@@ -121,7 +124,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
             return;
         }
         last_row = row;
-        let pv = |line: &[crate::rules::movegen::Move]| crate::rules::notation::line_to_pdn(&start, line);
+        let pv = |line: &[crate::rules::movegen::Move]| line_text(&start, line, args.variant);
         let first = match info.lines.len() {
             0 | 1 => pv(&info.pv),
             _ => format!("1. {}", pv(&info.pv)),
@@ -154,7 +157,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
     match result.best {
         Some(m) => {
             let secs = result.time.as_secs_f64();
-            let best = to_pdn(&start, &m);
+            let best = line_text(&start, &[m], args.variant);
             // The Hub spelling (every captured square) only where it differs.
             let hub = m.to_string();
             let hub = if hub == best { String::new() } else { format!(" (Hub notation {hub})") };
@@ -174,7 +177,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
                         "{:>3}. {:>SCORE_WIDTH$}  {}",
                         k + 1,
                         describe(line.score),
-                        crate::rules::notation::line_to_pdn(&start, &line.pv)
+                        line_text(&start, &line.pv, args.variant)
                     );
                 }
             }
@@ -182,6 +185,16 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
         None => println!("no legal move: {}", game.result()),
     }
     Ok(())
+}
+
+/// A line in PDN, or in Hub notation for a variant with its own moves
+/// (PDN's shortest capture paths are the international game's).
+fn line_text(start: &Position, line: &[Move], variant: Variant) -> String {
+    if variant.own_moves() {
+        line.iter().map(Move::to_string).collect::<Vec<_>>().join(" ")
+    } else {
+        crate::rules::notation::line_to_pdn(start, line)
+    }
 }
 
 /// Width of the score column: the longest description, `-89.98 (table

@@ -111,15 +111,8 @@ pub fn game_in(
     Ok(game)
 }
 
-/// A variant's name for clap, Scan's or lidraughts', for a command that
-/// searches or plays: a variant the engine plays.
+/// A variant's name for clap: Scan's or lidraughts'.
 pub fn variant(text: &str) -> Result<crate::rules::variant::Variant, String> {
-    crate::rules::variant::Variant::played_from_name(text).map_err(|e| e.to_string())
-}
-
-/// A variant's name for clap, for a command of the rules alone (`legal`,
-/// `show`): every variant whose rules Dammer knows.
-pub fn rules_variant(text: &str) -> Result<crate::rules::variant::Variant, String> {
     crate::rules::variant::Variant::from_name(text).map_err(|e| e.to_string())
 }
 

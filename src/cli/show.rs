@@ -28,7 +28,7 @@ pub struct PerftArgs {
     pub threads: usize,
     /// The game's moves: normal (also bt and losing, whose moves are the
     /// same) or frisian (also frysk!; one thread, no --divide).
-    #[arg(long, default_value = "normal", value_parser = super::rules_variant)]
+    #[arg(long, default_value = "normal", value_parser = super::variant)]
     pub variant: Variant,
 }
 
@@ -43,7 +43,7 @@ pub struct ShowArgs {
     pub moves: String,
     /// The game whose moves, result and evaluation are shown: normal, bt
     /// (breakthrough), losing (antidraughts) or frisian (also frysk!).
-    #[arg(long, default_value = "normal", value_parser = super::rules_variant)]
+    #[arg(long, default_value = "normal", value_parser = super::variant)]
     pub variant: Variant,
 }
 
@@ -65,7 +65,7 @@ pub struct LegalArgs {
     /// The game: normal, bt (breakthrough) or losing (antidraughts), whose
     /// moves are the same and results differ, or frisian (also frysk!),
     /// whose moves differ too.
-    #[arg(long, default_value = "normal", value_parser = super::rules_variant)]
+    #[arg(long, default_value = "normal", value_parser = super::variant)]
     pub variant: crate::rules::variant::Variant,
 }
 

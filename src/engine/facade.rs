@@ -25,7 +25,7 @@ use crate::engine::threads::ThreadPool;
 use crate::engine::time::{Limits, TimeManager};
 use crate::engine::tt::TranspositionTable;
 use crate::rules::game::Game;
-use crate::rules::movegen::{legal_moves, Move, MoveList};
+use crate::rules::movegen::{Move, MoveList};
 use crate::rules::position::Position;
 use crate::rules::variant::Variant;
 
@@ -327,7 +327,7 @@ impl Core {
             other => Evaluation::of_variant(other),
         };
         let normal = variant == Variant::Normal;
-        let legal = legal_moves(&pos);
+        let legal = game.legal_moves();
         let quick = |best: Option<Move>, score| SearchResult {
             best,
             ponder: None,
@@ -400,6 +400,7 @@ impl Core {
             handicap: limits.handicap.min(crate::engine::time::MAX_HANDICAP),
             ply_limit: limits.ply.map_or(MAX_PLY - 2, |p| (p as usize).min(MAX_PLY - 2)),
             variant,
+            root_runs: game.king_runs(),
         };
         // A table win or loss at the root is reported in the database band
         // until the search finds the actual distance, except where a 16- or

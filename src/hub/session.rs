@@ -437,7 +437,7 @@ impl Hub {
                 self.params.strength = parse_int("strength", value, 0, u64::from(MAX_STRENGTH))? as u8
             }
             "variant" => {
-                let variant = Variant::played_from_name(value).map_err(|e| e.to_string())?;
+                let variant = Variant::from_name(value).map_err(|e| e.to_string())?;
                 self.params.variant = variant;
                 // The position given before it is now a game of this variant.
                 self.game = std::mem::take(&mut self.game).in_variant(variant);

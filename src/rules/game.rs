@@ -242,13 +242,15 @@ impl Game {
         *self.states.last().expect("a game always has a state")
     }
 
+    /// Frisian's king runs now (see [`crate::rules::frisian::KingRuns`]).
+    pub fn king_runs(&self) -> KingRuns {
+        self.runs.last().copied().unwrap_or_default()
+    }
+
     /// The legal moves now, by the variant's rules.
     pub fn legal_moves(&self) -> MoveList {
         if self.variant.own_moves() {
-            crate::rules::frisian::legal_moves(
-                self.position(),
-                self.runs.last().unwrap_or(&KingRuns::default()),
-            )
+            crate::rules::frisian::legal_moves(self.position(), &self.king_runs())
         } else {
             legal_moves(self.position())
         }

@@ -24,13 +24,26 @@ impl PdnGame {
         self.tags.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
+    /// The game's variant: its `Variant` tag, else Frisian for `GameType`
+    /// 40, else the international game.
+    pub fn variant(&self) -> Result<crate::rules::variant::Variant, String> {
+        use crate::rules::variant::Variant;
+        match (self.tag("Variant"), self.tag("GameType")) {
+            (Some(name), _) => Variant::from_name(name).map_err(|e| e.to_string()),
+            (None, Some(t)) if t.trim().starts_with("40") => Ok(Variant::Frisian),
+            _ => Ok(Variant::Normal),
+        }
+    }
+
     /// Replays the game from its FEN tag (or the initial position) by
     /// Dammer's rules.
     pub fn replay(&self) -> Result<Game, String> {
+        let variant = self.variant()?;
         let mut game = match self.tag("FEN") {
             Some(fen) => Game::from_text(fen).map_err(|e| format!("bad FEN tag {fen:?}: {e}"))?,
             None => Game::new(Position::start()),
-        };
+        }
+        .in_variant(variant);
         for (i, m) in self.moves.iter().enumerate() {
             game.play_text(m).map_err(|e| format!("move {} ({m}): {e}", i + 1))?;
         }
@@ -206,7 +219,7 @@ pub fn write_game(
         ("White", tags.white.clone()),
         ("Black", tags.black.clone()),
         ("Result", tags.result.clone()),
-        ("GameType", "20".to_string()),
+        ("GameType", if tags.variant.own_moves() { "40" } else { "20" }.to_string()),
         ("FEN", start.to_fen()),
         ("TimeControl", tags.time_control.clone()),
         ("Termination", tags.termination.clone()),
@@ -238,15 +251,17 @@ pub struct MoveNote {
 
 /// A move as PDN writes it in a line of play: `12. 32-28` for White,
 /// `12... 19-23` for Black when the line starts with it, `19-23` for Black
-/// otherwise; `glyph` (`?`, `!`, ...) right after the move.
+/// otherwise; `glyph` (`?`, `!`, ...) right after the move; with `hub`, in
+/// Hub notation.
 fn numbered(
     pos: &Position,
     m: &crate::rules::movegen::Move,
     number: u32,
     opens_line: bool,
     glyph: &str,
+    hub: bool,
 ) -> String {
-    let mv = to_pdn(pos, m);
+    let mv = if hub { m.to_string() } else { to_pdn(pos, m) };
     match (pos.side(), opens_line) {
         (crate::rules::position::Color::White, _) => format!("{number}. {mv}{glyph}"),
         (_, true) => format!("{number}... {mv}{glyph}"),
@@ -263,6 +278,12 @@ pub fn write_annotated(
     moves: &[(crate::rules::movegen::Move, MoveNote)],
     result: &str,
 ) -> String {
+    // A variant with its own moves is written in Hub notation (every
+    // captured square): PDN's shortest capture paths are the international
+    // game's.
+    let hub = tags.iter().any(|(n, v)| {
+        n == "Variant" && crate::rules::variant::Variant::from_name(v).is_ok_and(|v| v.own_moves())
+    });
     let mut out = String::new();
     for (name, value) in tags {
         let _ = writeln!(out, "[{name} \"{}\"]", value.replace('"', "'"));
@@ -276,7 +297,7 @@ pub fn write_annotated(
     let mut number = 1;
     for (i, (m, note)) in moves.iter().enumerate() {
         let white = pos.side() == crate::rules::position::Color::White;
-        units.push(numbered(&pos, m, number, i == 0, note.glyph));
+        units.push(numbered(&pos, m, number, i == 0, note.glyph, hub));
         if let Some(c) = &note.comment {
             units.push(comment(c));
         }
@@ -286,7 +307,7 @@ pub fn write_annotated(
             let first = units.len();
             for (j, (vm, vc)) in note.variation.iter().enumerate() {
                 let vwhite = vpos.side() == crate::rules::position::Color::White;
-                units.push(numbered(&vpos, vm, vnumber, j == 0, ""));
+                units.push(numbered(&vpos, vm, vnumber, j == 0, "", hub));
                 if let Some(c) = vc {
                     units.push(comment(c));
                 }

@@ -1,18 +1,18 @@
 //! The game played: the international rules or one of the variants that
-//! Scan plays and lidraughts offers. The variants here share the
-//! international board, moves and captures; they differ in how a game ends
-//! (and so in what the search calls a win) and in their draw rules.
+//! Scan plays and lidraughts offers, all on the international board.
+//! Breakthrough and losing draughts share the international moves and
+//! differ in how a game ends (and so in what the search calls a win) and in
+//! their draw rules; Frisian has moves of its own.
 //!
 //! - `normal`: FMJD international draughts.
 //! - `bt` (breakthrough): the first player to crown a man wins; no draws.
 //! - `losing` (antidraughts): a player without a legal move (no pieces or
 //!   all blocked) wins; threefold repetition is the only draw.
-//!
 //! - `frisian` (and frysk!, the same game from 5 men a side, given as the
 //!   position): captures along rows and columns too, the most valuable
 //!   capture, kings limited to three moves in a row ([`crate::rules::frisian`]).
-//!   The rules know it (moves, results, draws); the engine does not search
-//!   it yet, so it is not among [`Variant::ALL`].
+//!   Kings alone draw: two against one after 7 moves each, one against one
+//!   after 2; repetition does not (as lidraughts plays it).
 //!
 //! Killer draughts is recognised and refused with that reason.
 
@@ -39,8 +39,6 @@ pub enum VariantError {
     NotSupported(String),
     /// No variant of that name.
     Unknown(String),
-    /// A variant whose rules Dammer knows but whose games it does not play.
-    RulesOnly(String),
 }
 
 impl fmt::Display for VariantError {
@@ -52,11 +50,6 @@ impl fmt::Display for VariantError {
             VariantError::Unknown(name) => {
                 write!(f, "unknown variant {name:?} (expected {})", Variant::names())
             }
-            VariantError::RulesOnly(name) => write!(
-                f,
-                "variant {name:?}: Dammer knows its rules (legal, show) but does not play it yet (it plays {})",
-                Variant::names()
-            ),
         }
     }
 }
@@ -64,17 +57,8 @@ impl fmt::Display for VariantError {
 impl std::error::Error for VariantError {}
 
 impl Variant {
-    /// Every variant Dammer plays (the engine searches it), the
-    /// international game first.
-    pub const ALL: [Variant; 3] = [Variant::Normal, Variant::Breakthrough, Variant::Losing];
-    /// Every variant whose rules Dammer knows (`legal`, `show`, `perft`).
-    pub const RULES: [Variant; 4] =
-        [Variant::Normal, Variant::Breakthrough, Variant::Losing, Variant::Frisian];
-
-    /// Whether the engine searches this variant (else only its rules are known).
-    pub const fn played(self) -> bool {
-        !matches!(self, Variant::Frisian)
-    }
+    /// Every variant Dammer plays, the international game first.
+    pub const ALL: [Variant; 4] = [Variant::Normal, Variant::Breakthrough, Variant::Frisian, Variant::Losing];
 
     /// Whether a move changes more than the international moves do: the
     /// game then needs its own move generator and move history.
@@ -95,17 +79,6 @@ impl Variant {
     /// The names of [`Variant::ALL`], separated by spaces.
     pub fn names() -> String {
         Variant::ALL.map(Variant::name).join(" ")
-    }
-
-    /// [`Variant::from_name`], for a variant the engine must play.
-    pub fn played_from_name(name: &str) -> Result<Variant, VariantError> {
-        Variant::from_name(name).and_then(|v| {
-            if v.played() {
-                Ok(v)
-            } else {
-                Err(VariantError::RulesOnly(name.to_string()))
-            }
-        })
     }
 
     /// Reads Scan's names and lidraughts' (`standard`, `fromposition`,
@@ -155,9 +128,8 @@ mod tests {
         assert_eq!(Variant::from_name("breakthrough"), Ok(Variant::Breakthrough));
         assert_eq!(Variant::from_name("fromPosition"), Ok(Variant::Normal));
         assert_eq!(Variant::from_name("Frysk!"), Ok(Variant::Frisian));
-        assert!(!Variant::Frisian.played());
         assert!(matches!(Variant::from_name("killer"), Err(VariantError::NotSupported(_))));
         assert!(matches!(Variant::from_name("chess"), Err(VariantError::Unknown(_))));
-        assert!(VariantError::Unknown("x".into()).to_string().contains("normal bt losing"));
+        assert!(VariantError::Unknown("x".into()).to_string().contains("normal bt frisian losing"));
     }
 }

@@ -23,7 +23,6 @@ use crate::engine::score::WIN_BAND;
 use crate::engine::time::Limits;
 use crate::engine::Engine;
 use crate::rules::game::{Game, GameResult};
-use crate::rules::movegen::legal_moves;
 use crate::rules::openings::{parse_openings, Opening, DEFAULT_OPENINGS};
 use crate::rules::position::{Color, Position};
 use crate::rules::variant::Variant;
@@ -206,7 +205,7 @@ pub fn play_game(cfg: &Config, engine: &mut Engine, number: u32) -> (Vec<Record>
         let _ = game.play(*m);
     }
     for _ in 0..rng.below(cfg.random_plies + 1) {
-        let moves = legal_moves(game.position());
+        let moves = game.legal_moves();
         if moves.is_empty() || game.result() != GameResult::Ongoing {
             break;
         }
@@ -230,7 +229,8 @@ pub fn play_game(cfg: &Config, engine: &mut Engine, number: u32) -> (Vec<Record>
         let pos = *game.position();
         let r = engine.search_quietly(&game, &limits);
         let Some(best) = r.best else { break 0 };
-        if !crate::rules::movegen::has_capture(&pos) && r.score.abs() < WIN_BAND {
+        let capture = game.legal_moves().iter().any(|m| m.is_capture());
+        if !capture && r.score.abs() < WIN_BAND {
             let white = if pos.side() == Color::White { r.score } else { -r.score };
             records.push(Record {
                 position: pos,

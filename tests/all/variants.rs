@@ -197,6 +197,14 @@ fn frisian_moves_and_results() {
     }
     assert_eq!(g.result(), GameResult::Draw(DrawReason::FrisianKings));
     // With men left, a king moves three times in a row at most.
+    let mut g = three_king_moves();
+    assert!(g.legal_moves().iter().all(|m| m.from_square() == 45), "{:?}", g.legal_moves());
+    assert!(g.play_text("33-28").is_err());
+}
+
+/// White's king on 28 moves three times in a row (28-33-28-33) with a man
+/// left on 45; Black replies with moves that give nothing to take.
+fn three_king_moves() -> Game {
     let mut g = game("W:W45,K28:B1,2,3", Variant::Frisian);
     for m in ["28-33", "33-28", "28-33"] {
         g.play_text(m).unwrap();
@@ -207,23 +215,32 @@ fn frisian_moves_and_results() {
         });
         g.play(reply.expect("a reply that gives nothing away")).unwrap();
     }
-    assert!(g.legal_moves().iter().all(|m| m.from_square() == 45), "{:?}", g.legal_moves());
-    assert!(g.play_text("33-28").is_err());
+    g
 }
 
-/// The engine does not play Frisian yet: commands that search refuse it
-/// with that reason, the rules commands take it.
+/// The engine plays Frisian: it takes the most valuable capture (here a
+/// king and two men, turning twice) and the commands take the variant.
 #[test]
-fn frisian_is_known_to_the_rules_and_refused_by_the_engine() {
+fn the_engine_plays_frisian() {
     let dammer = env!("CARGO_BIN_EXE_dammer");
     let run = |args: &[&str]| std::process::Command::new(dammer).args(args).output().unwrap();
-    let out = run(&["analyse", "--variant", "frisian", "--depth", "2"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not play it yet"));
+    let out = run(&["analyse", "--variant", "frisian", "--depth", "4", "W:W28,K46:B29,39,K41"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("best move 46x") && text.contains("(win in 1)"), "{text}");
+    // From the start, a search of some depth plays a legal Frisian move.
+    let mut engine = Engine::new(1, 16);
+    let g = Game::with_variant(Position::start(), Variant::Frisian);
+    let r = engine.search_quietly(&g, &Limits { depth: Some(6), ..Limits::default() });
+    assert!(g.legal_moves().iter().any(|m| Some(*m) == r.best));
+    // A king that has moved three times in a row is not moved again.
+    let g = three_king_moves();
+    let r = engine.search_quietly(&g, &Limits { depth: Some(4), ..Limits::default() });
+    assert_eq!(r.best.map(|m| m.from_square()), Some(45), "{:?}", r.best);
     let out = run(&["legal", "--variant", "frysk!", "W:W28:B18"]);
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "28x8x18");
     let out = run(&["perft", "4", "--variant", "frisian"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("perft(4) = 3874"));
-    assert!(Variant::played_from_name("frisian").is_err());
+    assert!(Variant::from_name("killer").is_err());
 }

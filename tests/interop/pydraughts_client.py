@@ -23,17 +23,27 @@ def check(cond, what):
     (PASSED if cond else FAILURES).append(what)
 
 
+def move_key(hub):
+    """A Hub move as (from, to, captured set): the same capture whichever
+    order its captured squares are written in."""
+    if "-" in hub:
+        a, b = hub.split("-")
+        return (int(a), int(b), frozenset())
+    parts = [int(x) for x in hub.split("x")]
+    return (parts[0], parts[1], frozenset(parts[2:]))
+
+
 def legal_hub(board):
     return {m.hub_move for m in board.legal_moves()}
 
 
-def play_game(engine, limit, max_plies=400, fen="startpos"):
-    board = Board(fen=fen)
+def play_game(engine, limit, max_plies=400, fen="startpos", variant="standard"):
+    board = Board(variant=variant, fen=fen)
     plies = 0
     while not board.is_over() and plies < max_plies:
         result = engine.play(board, limit, ponder=False)
         hub = result.move.hub_move
-        if hub not in legal_hub(board):
+        if move_key(hub) not in {move_key(m) for m in legal_hub(board)}:
             return False, f"illegal move {hub} at ply {plies} in {board.fen}"
         board.push(result.move)
         plies += 1
@@ -95,6 +105,20 @@ def main():
     board = Board()
     move, _ = engine.go(board._game.initial_hub_fen, my_time=0.0, inc=0.0)
     check(move in legal_hub(board), f"no time left: {move}")
+
+    # The variants lidraughts' draughtsnet requires, and games of each
+    # played by pydraughts' rules with the variant set as its clients set it.
+    check({"normal", "bt", "frisian", "losing"} <= engine.variants, f"variants {sorted(engine.variants)}")
+    for theirs, ours in [("frisian", "frisian"), ("breakthrough", "bt"), ("antidraughts", "losing")]:
+        other = HubEngine([BINARY, "hub"])
+        other.configure({"variant": ours})
+        other.init()
+        ok, why = play_game(other, Limit(movetime=0.02), max_plies=300, variant=theirs)
+        check(ok, f"{theirs} game with move time: {why}")
+        other.quit()
+        other.p.wait(timeout=2)
+        other.p.stdin.close()
+        other.p.stdout.close()
 
     engine.quit()
     engine.p.wait(timeout=2)

@@ -21,6 +21,7 @@ use crate::engine::score::{
 };
 use crate::engine::time::{TimeManager, Verdict};
 use crate::engine::tt::{Bound, Entry, TranspositionTable};
+use crate::rules::frisian::{self, KingRuns};
 use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
 use crate::rules::movegen::{generate, is_promotion, Move, MoveList};
 use crate::rules::position::Position;
@@ -69,6 +70,9 @@ pub(crate) struct Shared<'a> {
     pub ply_limit: usize,
     /// The game's rules: how a game ends and which draw rules apply.
     pub variant: Variant,
+    /// Frisian: the sides' king runs at the root (which moves are legal
+    /// there depends on them); default otherwise.
+    pub root_runs: KingRuns,
 }
 
 /// How the search uses table results below the root.
@@ -157,6 +161,10 @@ pub(crate) struct Searcher<'a> {
     root_index: usize,
     /// Draw-rule counters of each ply of the searched line (index = ply).
     states: Vec<PlyState>,
+    /// Whether the game has its own moves (Frisian), generated with the
+    /// king runs of each ply of the line in `runs` (kept only then).
+    own_moves: bool,
+    runs: Vec<KingRuns>,
     lists: Vec<MoveList>,
     order: Vec<Vec<i32>>,
     killers: [[Option<Move>; 2]; MAX_PLY],
@@ -221,6 +229,8 @@ impl<'a> Searcher<'a> {
             keys,
             root_index,
             states: vec![state; MAX_PLY + 2],
+            own_moves: shared.variant.own_moves(),
+            runs: vec![shared.root_runs; MAX_PLY + 2],
             lists: (0..MAX_PLY + 1).map(|_| MoveList::new()).collect(),
             order: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
             killers: [[None; 2]; MAX_PLY],
@@ -325,7 +335,7 @@ impl<'a> Searcher<'a> {
     /// iteration's result. Helpers (`id > 0`) stagger their depths.
     pub(crate) fn iterate(&mut self, max_depth: u32) -> RootResult {
         let mut list = MoveList::new();
-        generate(&self.root, &mut list);
+        self.generate_at(&self.root, 0, &mut list);
         self.root_moves = list.iter().copied().collect();
         if !self.shared.root_moves.is_empty() {
             self.root_moves.retain(|m| self.shared.root_moves.contains(m));
@@ -452,16 +462,23 @@ impl<'a> Searcher<'a> {
             return;
         }
         let mut pos = self.root;
+        let mut runs = self.shared.root_runs;
         let mut seen = vec![pos.key()];
         for m in pv.iter() {
+            runs = runs.after(&pos, m);
             pos = pos.make(m);
             seen.push(pos.key());
         }
         let mut list = MoveList::new();
         while pv.len() < max.min(MAX_PLY) {
             let Some((from, to)) = self.shared.tt.probe(pos.key()).and_then(|e| e.mv) else { break };
-            generate(&pos, &mut list);
+            if self.own_moves {
+                frisian::generate(&pos, &runs, &mut list);
+            } else {
+                generate(&pos, &mut list);
+            }
             let Some(m) = list.iter().find(|m| (m.from, m.to) == (from, to)).copied() else { break };
+            runs = runs.after(&pos, &m);
             pos = pos.make(&m);
             if seen.contains(&pos.key()) {
                 break;
@@ -654,7 +671,9 @@ impl<'a> Searcher<'a> {
             // A side without a move (or without pieces) has lost here and
             // now: the exact distance, not the table's band, which would
             // rank this mate below any table win elsewhere.
-            Wdl::Loss if trusted => Some(if has_any_move(pos) { -table_win(ply) } else { lost_in(ply) }),
+            Wdl::Loss if trusted => {
+                Some(if self.has_move(pos, ply) { -table_win(ply) } else { lost_in(ply) })
+            }
             _ => None,
         }
     }
@@ -666,6 +685,30 @@ impl<'a> Searcher<'a> {
         // current ply are stale and never read.
         self.states[ply + 1] = self.states[ply].after(pos, m, child);
         self.keys[self.root_index + ply + 1] = child.key();
+        if self.own_moves {
+            self.runs[ply + 1] = self.runs[ply].after(pos, m);
+        }
+    }
+
+    /// The legal moves of `pos`, the line's position at `ply`, by the
+    /// game's rules.
+    #[inline(always)]
+    fn generate_at(&self, pos: &Position, ply: usize, list: &mut MoveList) {
+        if self.own_moves {
+            frisian::generate(pos, &self.runs[ply], list);
+        } else {
+            generate(pos, list);
+        }
+    }
+
+    /// Whether the side to move at `ply` has any legal move.
+    #[inline]
+    fn has_move(&self, pos: &Position, ply: usize) -> bool {
+        if self.own_moves {
+            !frisian::legal_moves(pos, &self.runs[ply]).is_empty()
+        } else {
+            has_any_move(pos)
+        }
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -740,7 +783,7 @@ impl<'a> Searcher<'a> {
         if draw_by_rule(variant, state, 0).is_some() || self.is_repetition(ply) {
             // A side without a legal move has lost (or, in losing draughts,
             // won), whatever the counters say.
-            return Some(if has_any_move(pos) { 0 } else { self.no_move(ply) });
+            return Some(if self.has_move(pos, ply) { 0 } else { self.no_move(ply) });
         }
         *alpha = (*alpha).max(lost_in(ply));
         // The best is a win at the next ply, or in losing draughts, here.
@@ -863,7 +906,7 @@ impl<'a> Searcher<'a> {
             self.pv_len[ply] = ply;
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
-        generate(pos, &mut list);
+        self.generate_at(pos, ply, &mut list);
         if list.is_empty() {
             self.lists[ply] = list;
             return self.no_move(ply);

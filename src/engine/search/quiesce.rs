@@ -12,6 +12,7 @@
 
 use super::{Searcher, MAX_PLY};
 use crate::engine::score::{lost_in, Score, INFINITY};
+use crate::rules::frisian;
 use crate::rules::movegen::{
     forward_steps, generate_captures, generate_quiet, has_capture, is_promotion, opponent_has_capture,
 };
@@ -91,6 +92,9 @@ impl Searcher<'_> {
         ply: usize,
         first: bool,
     ) -> Score {
+        if self.own_moves {
+            return self.quiesce_own_moves(pos, alpha, beta, ply);
+        }
         if self.shared.variant == Variant::Breakthrough && self.crowned_last(pos) {
             return lost_in(ply);
         }
@@ -124,6 +128,54 @@ impl Searcher<'_> {
             return self.quiesce_moves(pos, (stand.max(alpha), beta), ply, false, true).max(stand);
         }
         self.quiesce_moves(pos, (alpha, beta), ply, capture, false)
+    }
+}
+
+impl Searcher<'_> {
+    /// Quiescence for a game with its own moves (Frisian): captures are
+    /// played out, a quiet position is evaluated as it stands (or lost
+    /// without a move). Plainer than the international one: no threat ply
+    /// and no crowning beyond the horizon, and no handicap.
+    fn quiesce_own_moves(&mut self, pos: &Position, mut alpha: Score, beta: Score, ply: usize) -> Score {
+        if ply >= self.shared.ply_limit {
+            return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        frisian::generate_captures(pos, &mut list);
+        if list.is_empty() {
+            self.lists[ply] = list;
+            self.leaf_plies += ply as u64;
+            self.leaves += 1;
+            if !self.has_move(pos, ply) {
+                return self.no_move(ply);
+            }
+            return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
+        }
+        let mut best = -INFINITY;
+        for i in 0..list.len() {
+            let m = list.as_slice()[i];
+            let child = pos.make_unkeyed(&m);
+            self.runs[ply + 1] = self.runs[ply].after(pos, &m);
+            self.count_node();
+            if self.stopped {
+                break;
+            }
+            let score = -self.quiesce_own_moves(&child, -beta, -alpha, ply + 1);
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        if self.stopped {
+            return 0;
+        }
+        best
     }
 }
 
