@@ -144,10 +144,9 @@ pub fn show(args: &ShowArgs, style: super::board::Style) -> Result<(), String> {
     if result == GameResult::Ongoing {
         println!(
             "eval {} (static evaluation, men, for {}, the side to move)",
-            crate::engine::score::format(match args.variant {
-                Variant::Normal => crate::engine::eval::evaluate(pos),
-                other => crate::engine::eval::Evaluation::of_variant(other).evaluate(pos),
-            }),
+            crate::engine::score::format(
+                crate::engine::eval::Evaluation::default().for_variant(args.variant).evaluate(pos)
+            ),
             super::board::side_name(pos.side())
         );
     } else {

@@ -322,10 +322,7 @@ impl Core {
         let variant = game.variant();
         // The variants have their own evaluation; the tables and the book
         // are the international game's.
-        let eval = match variant {
-            Variant::Normal => &self.eval,
-            other => Evaluation::of_variant(other),
-        };
+        let eval = self.eval.for_variant(variant);
         let normal = variant == Variant::Normal;
         let legal = game.legal_moves();
         let quick = |best: Option<Move>, score| SearchResult {

@@ -249,10 +249,14 @@ impl Game {
 
     /// The legal moves now, by the variant's rules.
     pub fn legal_moves(&self) -> MoveList {
-        if self.variant.own_moves() {
-            crate::rules::frisian::legal_moves(self.position(), &self.king_runs())
-        } else {
-            legal_moves(self.position())
+        match self.variant {
+            Variant::Frisian => crate::rules::frisian::legal_moves(self.position(), &self.king_runs()),
+            Variant::Killer => {
+                let mut list = MoveList::new();
+                crate::rules::movegen::generate_killer(self.position(), &mut list);
+                list
+            }
+            _ => legal_moves(self.position()),
         }
     }
 
@@ -358,7 +362,7 @@ pub fn draw_by_rule(variant: Variant, state: PlyState, repetitions: u32) -> Opti
     if !variant.king_draw_rules() {
         return None;
     }
-    if let Some((rule, n)) = state.endgame {
+    if let Some((rule, n)) = state.endgame.filter(|_| variant.endgame_draw_rules()) {
         if n >= rule.limit() {
             return Some(match rule {
                 EndgameRule::Sixteen => DrawReason::SixteenMoves,

@@ -106,6 +106,9 @@ struct CaptureGen<'a> {
     empty: Bitboard,
     /// Largest capture count found so far.
     best: u32,
+    /// Killer draughts: enemy kings behind which a capturing king that
+    /// takes one of them last must stop at once (empty otherwise).
+    stop_behind: Bitboard,
 }
 
 impl CaptureGen<'_> {
@@ -190,13 +193,16 @@ impl CaptureGen<'_> {
                 jumpable >> c & 1 != 0 && n < 64 && self.occupied >> n & 1 == 0
             });
             let side_dirs = perpendicular(d);
+            // Killer: a capture that ends by taking a king ends right behind it.
+            let near: Option<u32> =
+                (self.stop_behind >> b & 1 != 0).then(|| u32::from(NEXT[d as usize][b as usize]));
             for l in Bits(land) {
                 let mut next_dirs = side_dirs;
                 if straight && l == far {
                     next_dirs |= 1 << (d as u8);
                 }
                 let cont = self.king(l, cap, count + 1, next_dirs);
-                if !cont && !straight {
+                if !cont && !straight && near.is_none_or(|n| l == n) {
                     self.add(l, cap, count + 1);
                 }
             }
@@ -242,6 +248,23 @@ fn perpendicular(d: Dir) -> u8 {
 
 /// Fills `list` with the legal captures (empty when there is none).
 pub fn generate_captures(pos: &Position, list: &mut MoveList) {
+    captures_with(pos, list, 0);
+}
+
+/// Fills `list` with the legal moves of `pos` by killer draughts' rules:
+/// the international ones, except that a king whose capture takes a king
+/// last must stop on the square right behind it (so two kings can beat
+/// one).
+pub fn generate_killer(pos: &Position, list: &mut MoveList) {
+    list.clear();
+    if has_capture(pos) {
+        captures_with(pos, list, pos.kings_of(pos.side().opponent()));
+    } else {
+        generate_quiet(pos, list);
+    }
+}
+
+fn captures_with(pos: &Position, list: &mut MoveList, stop_behind: Bitboard) {
     list.clear();
     let us = pos.side();
     let own = pos.pieces(us);
@@ -249,7 +272,7 @@ pub fn generate_captures(pos: &Position, list: &mut MoveList) {
     let empty = pos.empty();
     let men = own & !pos.kings();
     let occ = pos.occupied();
-    let mut g = CaptureGen { list, from: 0, enemy, occupied: 0, empty: 0, best: 1 };
+    let mut g = CaptureGen { list, from: 0, enemy, occupied: 0, empty: 0, best: 1, stop_behind };
     men_captures::<0>(&mut g, jumpers(men, enemy, empty, Dir::NorthWest), empty, occ);
     men_captures::<1>(&mut g, jumpers(men, enemy, empty, Dir::NorthEast), empty, occ);
     men_captures::<2>(&mut g, jumpers(men, enemy, empty, Dir::SouthWest), empty, occ);

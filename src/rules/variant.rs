@@ -14,7 +14,10 @@
 //!   Kings alone draw: two against one after 7 moves each, one against one
 //!   after 2; repetition does not (as lidraughts plays it).
 //!
-//! Killer draughts is recognised and refused with that reason.
+//! - `killer`: the international game, except that a king whose capture
+//!   takes a king last must stop on the square right behind it, so that two
+//!   kings beat one; repetition and the 25-move king rule draw, the 16- and
+//!   5-move endgame rules (made for endings a king cannot win) do not.
 
 use std::fmt;
 
@@ -30,13 +33,14 @@ pub enum Variant {
     Losing,
     /// Frisian draughts (and frysk!): see [`crate::rules::frisian`].
     Frisian,
+    /// Killer draughts: a king whose capture takes a king last stops right
+    /// behind it.
+    Killer,
 }
 
 /// Why a variant name was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VariantError {
-    /// A variant Dammer knows of but does not play yet.
-    NotSupported(String),
     /// No variant of that name.
     Unknown(String),
 }
@@ -44,9 +48,6 @@ pub enum VariantError {
 impl fmt::Display for VariantError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VariantError::NotSupported(name) => {
-                write!(f, "variant {name:?} is not supported yet (Dammer plays {})", Variant::names())
-            }
             VariantError::Unknown(name) => {
                 write!(f, "unknown variant {name:?} (expected {})", Variant::names())
             }
@@ -58,12 +59,13 @@ impl std::error::Error for VariantError {}
 
 impl Variant {
     /// Every variant Dammer plays, the international game first.
-    pub const ALL: [Variant; 4] = [Variant::Normal, Variant::Breakthrough, Variant::Frisian, Variant::Losing];
+    pub const ALL: [Variant; 5] =
+        [Variant::Normal, Variant::Breakthrough, Variant::Frisian, Variant::Losing, Variant::Killer];
 
     /// Whether a move changes more than the international moves do: the
     /// game then needs its own move generator and move history.
     pub const fn own_moves(self) -> bool {
-        matches!(self, Variant::Frisian)
+        matches!(self, Variant::Frisian | Variant::Killer)
     }
 
     /// Scan's name (what the Hub `variant` parameter declares).
@@ -73,6 +75,7 @@ impl Variant {
             Variant::Breakthrough => "bt",
             Variant::Losing => "losing",
             Variant::Frisian => "frisian",
+            Variant::Killer => "killer",
         }
     }
 
@@ -89,7 +92,7 @@ impl Variant {
             "bt" | "breakthrough" => Ok(Variant::Breakthrough),
             "losing" | "antidraughts" | "anti" => Ok(Variant::Losing),
             "frisian" | "frysk" | "frysk!" => Ok(Variant::Frisian),
-            "killer" => Err(VariantError::NotSupported(name.to_string())),
+            "killer" => Ok(Variant::Killer),
             _ => Err(VariantError::Unknown(name.to_string())),
         }
     }
@@ -105,6 +108,13 @@ impl Variant {
     /// rule, the 16- and 5-move endgame rules) apply.
     #[inline]
     pub const fn king_draw_rules(self) -> bool {
+        matches!(self, Variant::Normal | Variant::Killer)
+    }
+
+    /// Whether the 16- and 5-move endgame rules apply (not in killer
+    /// draughts, where the endings they end can be won).
+    #[inline]
+    pub const fn endgame_draw_rules(self) -> bool {
         matches!(self, Variant::Normal)
     }
 }
@@ -128,8 +138,8 @@ mod tests {
         assert_eq!(Variant::from_name("breakthrough"), Ok(Variant::Breakthrough));
         assert_eq!(Variant::from_name("fromPosition"), Ok(Variant::Normal));
         assert_eq!(Variant::from_name("Frysk!"), Ok(Variant::Frisian));
-        assert!(matches!(Variant::from_name("killer"), Err(VariantError::NotSupported(_))));
+        assert_eq!(Variant::from_name("Killer"), Ok(Variant::Killer));
         assert!(matches!(Variant::from_name("chess"), Err(VariantError::Unknown(_))));
-        assert!(VariantError::Unknown("x".into()).to_string().contains("normal bt frisian losing"));
+        assert!(VariantError::Unknown("x".into()).to_string().contains("normal bt frisian losing killer"));
     }
 }

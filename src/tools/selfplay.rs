@@ -39,6 +39,7 @@ fn magic(variant: Variant) -> &'static [u8; 8] {
         Variant::Breakthrough => b"DAMMERBT",
         Variant::Losing => b"DAMMERLO",
         Variant::Frisian => b"DAMMERFR",
+        Variant::Killer => b"DAMMERKI",
     }
 }
 

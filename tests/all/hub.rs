@@ -511,7 +511,7 @@ fn the_variant_parameter() {
     hub.send("hub");
     let params = hub.until("wait", Duration::from_secs(5));
     let line = params.iter().find(|l| l.starts_with("param name=variant ")).expect("variant declared");
-    assert_eq!(line, "param name=variant value=normal type=enum values=\"normal bt frisian losing\"");
+    assert_eq!(line, "param name=variant value=normal type=enum values=\"normal bt frisian losing killer\"");
     hub.send("set-param name=variant value=antidraughts");
     hub.send("init");
     hub.until("ready", Duration::from_secs(10));
@@ -521,10 +521,10 @@ fn the_variant_parameter() {
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));
     assert_eq!(done_move(&lines), "28-23", "{lines:?}");
-    hub.send("set-param name=variant value=killer");
+    hub.send("set-param name=variant value=turkish");
     hub.send("ping");
     let lines = hub.until("pong", Duration::from_secs(5));
-    assert!(lines.iter().any(|l| l.starts_with("error") && l.contains("not supported")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("error") && l.contains("unknown variant")), "{lines:?}");
     // Still losing draughts after the refusal.
     hub.send("pos pos=W:W28:B19");
     hub.send("level depth=4");

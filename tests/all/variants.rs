@@ -6,7 +6,7 @@
 use dammer::engine::score::WIN_BAND;
 use dammer::engine::time::Limits;
 use dammer::engine::Engine;
-use dammer::rules::game::{draw_by_rule, DrawReason, Game, GameResult, PlyState};
+use dammer::rules::game::{draw_by_rule, DrawReason, EndgameRule, Game, GameResult, PlyState};
 use dammer::rules::position::{Color, Position};
 use dammer::rules::variant::Variant;
 
@@ -78,11 +78,11 @@ fn analyse_takes_a_variant() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("best move 28-23") && text.contains("win in"), "{text}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_dammer"))
-        .args(["analyse", "--variant", "killer"])
+        .args(["analyse", "--variant", "turkish"])
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown variant"));
 }
 
 /// `dammer match --variant`: Hub engines are told the variant, games end by
@@ -242,5 +242,31 @@ fn the_engine_plays_frisian() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "28x8x18");
     let out = run(&["perft", "4", "--variant", "frisian"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("perft(4) = 3874"));
-    assert!(Variant::from_name("killer").is_err());
+    assert!(Variant::from_name("chess").is_err());
+}
+
+/// Killer draughts: a king that takes a king last stops right behind it;
+/// a man taken last leaves every landing square; the endgame draw rules
+/// of the international game do not end its king endings.
+#[test]
+fn killer_kings_stop_behind_a_captured_king() {
+    let moves = |fen: &str| {
+        let mut v: Vec<String> =
+            game(fen, Variant::Killer).legal_moves().iter().map(|m| m.to_string()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(moves("W:WK46:BK28"), vec!["46x23x28"]);
+    assert_eq!(moves("W:WK46:B28").len(), 5);
+    // The king flies on over 37 and takes the king on 19 last.
+    assert_eq!(moves("W:WK46:B37,K19"), vec!["46x14x19x37"]);
+    assert_eq!(moves("W:WK46:BK37,19").len(), 3);
+    // Three kings against one, 16 moves each played: the international
+    // game is drawn, killer goes on; its 25-move king rule still holds.
+    let pos = Position::from_fen("W:WK1,K2,K3:BK46").unwrap();
+    let state = PlyState { reversible: 32, endgame: Some((EndgameRule::of(&pos).unwrap(), 32)) };
+    assert_eq!(draw_by_rule(Variant::Normal, state, 1), Some(DrawReason::SixteenMoves));
+    assert_eq!(draw_by_rule(Variant::Killer, state, 1), None);
+    let state = PlyState { reversible: 50, endgame: None };
+    assert_eq!(draw_by_rule(Variant::Killer, state, 1), Some(DrawReason::TwentyFiveMoves));
 }

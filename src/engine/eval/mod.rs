@@ -377,13 +377,17 @@ impl Evaluation {
         })
     }
 
-    /// The evaluation a variant other than the international game plays
-    /// with: material and the men's rows for breakthrough (a race to crown),
-    /// material against its owner for losing draughts.
-    pub fn of_variant(variant: Variant) -> &'static Evaluation {
+    /// The evaluation a game of `variant` plays with, `self` being the
+    /// one chosen for the international game: that one for it and for
+    /// killer draughts (the same game but for its kings' captures);
+    /// material and the men's rows for breakthrough (a race to crown) and
+    /// Frisian; material against its owner for losing draughts. The one
+    /// place that choice is made (the facade's search and `show` use it).
+    pub fn for_variant(&self, variant: Variant) -> &Evaluation {
         match variant {
+            Variant::Normal | Variant::Killer => self,
             Variant::Losing => &Evaluation::Losing,
-            _ => &Evaluation::Pst,
+            Variant::Breakthrough | Variant::Frisian => &Evaluation::Pst,
         }
     }
 

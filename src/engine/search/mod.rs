@@ -23,7 +23,7 @@ use crate::engine::time::{TimeManager, Verdict};
 use crate::engine::tt::{Bound, Entry, TranspositionTable};
 use crate::rules::frisian::{self, KingRuns};
 use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
-use crate::rules::movegen::{generate, is_promotion, Move, MoveList};
+use crate::rules::movegen::{generate, generate_killer, is_promotion, Move, MoveList};
 use crate::rules::position::Position;
 use crate::rules::variant::Variant;
 use ordering::{select_next, KILLER_SCORE};
@@ -473,7 +473,7 @@ impl<'a> Searcher<'a> {
         while pv.len() < max.min(MAX_PLY) {
             let Some((from, to)) = self.shared.tt.probe(pos.key()).and_then(|e| e.mv) else { break };
             if self.own_moves {
-                frisian::generate(&pos, &runs, &mut list);
+                self.generate_own(&pos, &runs, &mut list);
             } else {
                 generate(&pos, &mut list);
             }
@@ -695,16 +695,27 @@ impl<'a> Searcher<'a> {
     #[inline(always)]
     fn generate_at(&self, pos: &Position, ply: usize, list: &mut MoveList) {
         if self.own_moves {
-            frisian::generate(pos, &self.runs[ply], list);
+            self.generate_own(pos, &self.runs[ply], list);
         } else {
             generate(pos, list);
+        }
+    }
+
+    /// The moves of a variant with moves of its own (off the hot path).
+    #[inline(never)]
+    fn generate_own(&self, pos: &Position, runs: &KingRuns, list: &mut MoveList) {
+        match self.shared.variant {
+            Variant::Frisian => frisian::generate(pos, runs, list),
+            Variant::Killer => generate_killer(pos, list),
+            _ => generate(pos, list),
         }
     }
 
     /// Whether the side to move at `ply` has any legal move.
     #[inline]
     fn has_move(&self, pos: &Position, ply: usize) -> bool {
-        if self.own_moves {
+        // Killer's captures end on fewer squares, never on none.
+        if self.shared.variant == Variant::Frisian {
             !frisian::legal_moves(pos, &self.runs[ply]).is_empty()
         } else {
             has_any_move(pos)

@@ -14,7 +14,8 @@ use super::{Searcher, MAX_PLY};
 use crate::engine::score::{lost_in, Score, INFINITY};
 use crate::rules::frisian;
 use crate::rules::movegen::{
-    forward_steps, generate_captures, generate_quiet, has_capture, is_promotion, opponent_has_capture,
+    forward_steps, generate_captures, generate_killer, generate_quiet, has_capture, is_promotion,
+    opponent_has_capture,
 };
 use crate::rules::position::Position;
 use crate::rules::variant::Variant;
@@ -132,7 +133,7 @@ impl Searcher<'_> {
 }
 
 impl Searcher<'_> {
-    /// Quiescence for a game with its own moves (Frisian): captures are
+    /// Quiescence for a game with its own moves (Frisian, killer): captures are
     /// played out, a quiet position is evaluated as it stands (or lost
     /// without a move). Plainer than the international one: no threat ply
     /// and no crowning beyond the horizon, and no handicap.
@@ -141,7 +142,15 @@ impl Searcher<'_> {
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
-        frisian::generate_captures(pos, &mut list);
+        if self.shared.variant == Variant::Killer {
+            if has_capture(pos) {
+                generate_killer(pos, &mut list);
+            } else {
+                list.clear();
+            }
+        } else {
+            frisian::generate_captures(pos, &mut list);
+        }
         if list.is_empty() {
             self.lists[ply] = list;
             self.leaf_plies += ply as u64;
