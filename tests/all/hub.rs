@@ -67,6 +67,16 @@ impl Hub {
         }
     }
 
+    /// A started engine in infinite analysis of the start position.
+    fn analysing() -> Hub {
+        let mut hub = Hub::start(&["hub"]);
+        hub.init();
+        hub.send("pos start");
+        hub.send("level infinite");
+        hub.send("go analyze");
+        hub
+    }
+
     fn init(&mut self) {
         self.send("hub");
         let lines = self.until("wait", Duration::from_secs(5));
@@ -164,11 +174,7 @@ fn no_arguments_means_hub() {
 
 #[test]
 fn ping_and_stop_answer_during_a_search() {
-    let mut hub = Hub::start(&["hub"]);
-    hub.init();
-    hub.send("pos start");
-    hub.send("level infinite");
-    hub.send("go analyze");
+    let mut hub = Hub::analysing();
     std::thread::sleep(Duration::from_millis(300));
     let t = Instant::now();
     hub.send("ping");
@@ -189,11 +195,7 @@ fn ping_and_stop_answer_during_a_search() {
 
 #[test]
 fn end_of_input_ends_a_search_and_the_process() {
-    let mut hub = Hub::start(&["hub"]);
-    hub.init();
-    hub.send("pos start");
-    hub.send("level infinite");
-    hub.send("go analyze");
+    let mut hub = Hub::analysing();
     std::thread::sleep(Duration::from_millis(200));
     let t = Instant::now();
     drop(hub.stdin.take());
@@ -208,11 +210,7 @@ fn end_of_input_ends_a_search_and_the_process() {
 
 #[test]
 fn any_other_command_ends_the_search_first() {
-    let mut hub = Hub::start(&["hub"]);
-    hub.init();
-    hub.send("pos start");
-    hub.send("level infinite");
-    hub.send("go analyze");
+    let mut hub = Hub::analysing();
     std::thread::sleep(Duration::from_millis(100));
     hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28\"");
     hub.send("level depth=3");
@@ -275,11 +273,7 @@ fn pondering_with_hit_and_stop() {
 /// search alone: its `done` comes when the search's own limit says.
 #[test]
 fn an_unknown_command_is_answered_and_changes_nothing() {
-    let mut hub = Hub::start(&["hub"]);
-    hub.init();
-    hub.send("pos start");
-    hub.send("level infinite");
-    hub.send("go analyze");
+    let mut hub = Hub::analysing();
     std::thread::sleep(Duration::from_millis(100));
     hub.send("frobnicate now=1");
     let lines = hub.until("error", Duration::from_secs(2));

@@ -33,7 +33,7 @@ impl Searcher<'_> {
     fn quiesce_moves(
         &mut self,
         pos: &Position,
-        (mut alpha, beta): (Score, Score),
+        (alpha, beta): (Score, Score),
         ply: usize,
         capture: bool,
         crowning_only: bool,
@@ -49,6 +49,21 @@ impl Searcher<'_> {
             self.lists[ply] = list;
             return self.no_move(ply);
         }
+        self.quiesce_list(pos, list, (alpha, beta), ply, crowning_only)
+    }
+
+    /// Searches the moves of `list` (taken from `self.lists[ply]`, which
+    /// gets it back) at the horizon; the best score, or -INFINITY when no
+    /// move qualified.
+    #[inline(always)]
+    fn quiesce_list(
+        &mut self,
+        pos: &Position,
+        list: crate::rules::movegen::MoveList,
+        (mut alpha, beta): (Score, Score),
+        ply: usize,
+        crowning_only: bool,
+    ) -> Score {
         let mut best = -INFINITY;
         for i in 0..list.len() {
             let m = list.as_slice()[i];
@@ -58,6 +73,9 @@ impl Searcher<'_> {
             // Capture resolution reads neither the table nor repetitions,
             // so the children's keys are not needed.
             let child = pos.make_unkeyed(&m);
+            if self.own_moves {
+                self.runs[ply + 1] = self.runs[ply].after(pos, &m);
+            }
             self.count_node();
             if self.stopped {
                 break;
@@ -137,7 +155,7 @@ impl Searcher<'_> {
     /// played out, a quiet position is evaluated as it stands (or lost
     /// without a move). Plainer than the international one: no threat ply
     /// and no crowning beyond the horizon, and no handicap.
-    fn quiesce_own_moves(&mut self, pos: &Position, mut alpha: Score, beta: Score, ply: usize) -> Score {
+    fn quiesce_own_moves(&mut self, pos: &Position, alpha: Score, beta: Score, ply: usize) -> Score {
         if ply >= self.shared.ply_limit {
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
@@ -160,31 +178,7 @@ impl Searcher<'_> {
             }
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
-        let mut best = -INFINITY;
-        for i in 0..list.len() {
-            let m = list.as_slice()[i];
-            let child = pos.make_unkeyed(&m);
-            self.runs[ply + 1] = self.runs[ply].after(pos, &m);
-            self.count_node();
-            if self.stopped {
-                break;
-            }
-            let score = -self.quiesce_own_moves(&child, -beta, -alpha, ply + 1);
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-        self.lists[ply] = list;
-        if self.stopped {
-            return 0;
-        }
-        best
+        self.quiesce_list(pos, list, (alpha, beta), ply, false)
     }
 }
 
