@@ -190,7 +190,7 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
 /// A line in PDN, or in Hub notation for a variant with its own moves
 /// (PDN's shortest capture paths are the international game's).
 fn line_text(start: &Position, line: &[Move], variant: Variant) -> String {
-    if variant.own_moves() {
+    if !variant.pdn_paths() {
         line.iter().map(Move::to_string).collect::<Vec<_>>().join(" ")
     } else {
         crate::rules::notation::line_to_pdn(start, line)

@@ -27,7 +27,7 @@ pub struct PerftArgs {
     #[arg(long, default_value_t = 1, value_parser = options::threads)]
     pub threads: usize,
     /// The game's moves: normal (also bt and losing, whose moves are the
-    /// same) or frisian (also frysk!; one thread, no --divide).
+    /// same), frisian (also frysk!) or killer (one thread, no --divide).
     #[arg(long, default_value = "normal", value_parser = super::variant)]
     pub variant: Variant,
 }
@@ -79,7 +79,7 @@ pub fn perft(args: &PerftArgs) -> Result<(), String> {
         if divide {
             return Err(format!("--divide is for the international moves, not {variant}"));
         }
-        crate::rules::perft::perft_frisian(&pos, &Default::default(), depth)
+        crate::rules::perft::perft_in(*variant, &pos, &Default::default(), depth)
     } else if divide {
         let lines = crate::rules::perft::divide(&pos, depth, threads);
         let mut out = io::stdout().lock();
@@ -136,7 +136,7 @@ pub fn show(args: &ShowArgs, style: super::board::Style) -> Result<(), String> {
     // PDN's shortest capture paths are the international game's; a
     // variant with its own moves is written in Hub notation.
     let pdn: Vec<String> =
-        legal.iter().map(|m| if args.variant.own_moves() { m.to_string() } else { to_pdn(pos, m) }).collect();
+        legal.iter().map(|m| if args.variant.pdn_paths() { to_pdn(pos, m) } else { m.to_string() }).collect();
     println!("moves {}", hub.join(" "));
     println!("pdn {}", pdn.join(" "));
     let result = game.result();

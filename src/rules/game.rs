@@ -278,7 +278,7 @@ impl Game {
     /// unchanged when the text names no single legal move.
     pub fn play_text(&mut self, text: &str) -> Result<Move, MoveError> {
         let legal = self.legal_moves();
-        let m = parse_move_among(self.position(), &legal, !self.variant.own_moves(), text)?;
+        let m = parse_move_among(self.position(), &legal, self.variant.pdn_paths(), text)?;
         self.push_unchecked(m);
         Ok(m)
     }

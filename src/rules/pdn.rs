@@ -219,7 +219,10 @@ pub fn write_game(
         ("White", tags.white.clone()),
         ("Black", tags.black.clone()),
         ("Result", tags.result.clone()),
-        ("GameType", if tags.variant.own_moves() { "40" } else { "20" }.to_string()),
+        (
+            "GameType",
+            if tags.variant == crate::rules::variant::Variant::Frisian { "40" } else { "20" }.to_string(),
+        ),
         ("FEN", start.to_fen()),
         ("TimeControl", tags.time_control.clone()),
         ("Termination", tags.termination.clone()),
@@ -282,7 +285,7 @@ pub fn write_annotated(
     // captured square): PDN's shortest capture paths are the international
     // game's.
     let hub = tags.iter().any(|(n, v)| {
-        n == "Variant" && crate::rules::variant::Variant::from_name(v).is_ok_and(|v| v.own_moves())
+        n == "Variant" && crate::rules::variant::Variant::from_name(v).is_ok_and(|v| !v.pdn_paths())
     });
     let mut out = String::new();
     for (name, value) in tags {

@@ -52,16 +52,32 @@ pub fn perft_threads(pos: &Position, depth: u32, threads: usize) -> u64 {
     divide(pos, depth, threads).iter().map(|(_, n)| n).sum()
 }
 
-/// Perft by Frisian rules from `pos` with the sides' king runs `runs`
-/// (the international fast path is not used: Frisian moves change the
-/// legal moves after them).
-pub fn perft_frisian(pos: &Position, runs: &crate::rules::frisian::KingRuns, depth: u32) -> u64 {
+/// Perft by the moves of `variant` from `pos` with the sides' Frisian king
+/// runs `runs`, without the international fast path (a variant with moves
+/// of its own: Frisian's moves change the legal moves after them, killer's
+/// captures end on fewer squares).
+pub fn perft_in(
+    variant: crate::rules::variant::Variant,
+    pos: &Position,
+    runs: &crate::rules::frisian::KingRuns,
+    depth: u32,
+) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let moves = crate::rules::frisian::legal_moves(pos, runs);
+    let mut moves = MoveList::new();
+    match variant {
+        crate::rules::variant::Variant::Frisian => crate::rules::frisian::generate(pos, runs, &mut moves),
+        crate::rules::variant::Variant::Killer => crate::rules::movegen::generate_killer(pos, &mut moves),
+        _ => generate(pos, &mut moves),
+    }
     if depth == 1 {
         return moves.len() as u64;
     }
-    moves.iter().map(|m| perft_frisian(&pos.make(m), &runs.after(pos, m), depth - 1)).sum()
+    moves.iter().map(|m| perft_in(variant, &pos.make(m), &runs.after(pos, m), depth - 1)).sum()
+}
+
+/// [`perft_in`] by Frisian rules.
+pub fn perft_frisian(pos: &Position, runs: &crate::rules::frisian::KingRuns, depth: u32) -> u64 {
+    perft_in(crate::rules::variant::Variant::Frisian, pos, runs, depth)
 }

@@ -68,6 +68,13 @@ impl Variant {
         matches!(self, Variant::Frisian | Variant::Killer)
     }
 
+    /// Whether PDN's capture paths (the international game's diagonal
+    /// landings) name this variant's captures; Frisian's are written in
+    /// Hub notation (every captured square) instead.
+    pub const fn pdn_paths(self) -> bool {
+        !matches!(self, Variant::Frisian)
+    }
+
     /// Scan's name (what the Hub `variant` parameter declares).
     pub const fn name(self) -> &'static str {
         match self {
