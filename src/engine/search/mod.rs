@@ -161,8 +161,9 @@ pub(crate) struct Searcher<'a> {
     root_index: usize,
     /// Draw-rule counters of each ply of the searched line (index = ply).
     states: Vec<PlyState>,
-    /// Whether the game has its own moves (Frisian), generated with the
-    /// king runs of each ply of the line in `runs` (kept only then).
+    /// Whether the game has moves of its own (Frisian, killer); Frisian's
+    /// depend on the king runs of each ply of the line in `runs` (kept
+    /// only then).
     own_moves: bool,
     runs: Vec<KingRuns>,
     lists: Vec<MoveList>,
