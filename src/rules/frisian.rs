@@ -128,13 +128,6 @@ pub fn legal_moves(pos: &Position, runs: &KingRuns) -> MoveList {
     list
 }
 
-/// Whether the side to move has a capture.
-pub fn has_capture(pos: &Position) -> bool {
-    let mut list = MoveList::new();
-    generate_captures(pos, &mut list);
-    !list.is_empty()
-}
-
 /// Depth-first search of one piece's captures.
 struct Captures<'a> {
     pos: &'a Position,

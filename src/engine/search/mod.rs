@@ -687,6 +687,11 @@ impl<'a> Searcher<'a> {
         self.states[ply + 1] = self.states[ply].after(pos, m, child);
         self.keys[self.root_index + ply + 1] = child.key();
         if self.own_moves {
+            // The transposition table's keys leave the runs out: an entry
+            // may come from the same position with another king barred.
+            // Its move is only used if generated here, and its score is
+            // off at most by that one king's moves: accepted, as for the
+            // draw-rule counters.
             self.runs[ply + 1] = self.runs[ply].after(pos, m);
         }
     }
