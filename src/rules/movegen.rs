@@ -258,10 +258,16 @@ pub fn generate_captures(pos: &Position, list: &mut MoveList) {
 pub fn generate_killer(pos: &Position, list: &mut MoveList) {
     list.clear();
     if has_capture(pos) {
-        captures_with(pos, list, pos.kings_of(pos.side().opponent()));
+        generate_killer_captures(pos, list);
     } else {
         generate_quiet(pos, list);
     }
+}
+
+/// Fills `list` with the legal captures of `pos` by killer draughts' rules
+/// (empty when there is none).
+pub fn generate_killer_captures(pos: &Position, list: &mut MoveList) {
+    captures_with(pos, list, pos.kings_of(pos.side().opponent()));
 }
 
 fn captures_with(pos: &Position, list: &mut MoveList, stop_behind: Bitboard) {

@@ -635,7 +635,7 @@ fn the_book_plays_the_opening_and_a_bad_book_file_is_an_error() {
     hub.send("init");
     hub.until("ready", Duration::from_secs(10));
     // From the start position, on a clock, the book answers at once.
-    hub.send("pos");
+    hub.send("pos start");
     hub.send("level move-time=5");
     let started = Instant::now();
     hub.send("go think");
@@ -655,7 +655,7 @@ fn the_book_plays_the_opening_and_a_bad_book_file_is_an_error() {
     hub.send("set-param name=book-margin value=-3");
     let lines = hub.until("error", Duration::from_secs(5));
     assert!(lines.last().unwrap().contains("book-margin"), "{lines:?}");
-    hub.send("pos");
+    hub.send("pos start");
     hub.send("level move-time=0.2");
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(10));
@@ -687,7 +687,7 @@ fn multipv_is_offered_and_only_changes_analysis() {
     hub.send("init");
     let lines = hub.until("ready", Duration::from_secs(10));
     assert!(lines.iter().any(|l| l.starts_with("error") && l.contains("multipv")), "{lines:?}");
-    hub.send("pos");
+    hub.send("pos start");
     hub.send("level depth=6");
     hub.send("go analyze");
     let lines = hub.until("done", Duration::from_secs(20));

@@ -473,11 +473,7 @@ impl<'a> Searcher<'a> {
         let mut list = MoveList::new();
         while pv.len() < max.min(MAX_PLY) {
             let Some((from, to)) = self.shared.tt.probe(pos.key()).and_then(|e| e.mv) else { break };
-            if self.own_moves {
-                self.generate_own(&pos, &runs, &mut list);
-            } else {
-                generate(&pos, &mut list);
-            }
+            self.generate_with(&pos, &runs, &mut list);
             let Some(m) = list.iter().find(|m| (m.from, m.to) == (from, to)).copied() else { break };
             runs = runs.after(&pos, &m);
             pos = pos.make(&m);
@@ -701,15 +697,17 @@ impl<'a> Searcher<'a> {
     #[inline(always)]
     fn generate_at(&self, pos: &Position, ply: usize, list: &mut MoveList) {
         if self.own_moves {
-            self.generate_own(pos, &self.runs[ply], list);
+            self.generate_with(pos, &self.runs[ply], list);
         } else {
             generate(pos, list);
         }
     }
 
-    /// The moves of a variant with moves of its own (off the hot path).
+    /// The legal moves of `pos` by the game's rules, Frisian's with the
+    /// king runs `runs`. Kept out of line: the search's nodes reach it only
+    /// in a variant with moves of its own ([`Searcher::generate_at`]).
     #[inline(never)]
-    fn generate_own(&self, pos: &Position, runs: &KingRuns, list: &mut MoveList) {
+    fn generate_with(&self, pos: &Position, runs: &KingRuns, list: &mut MoveList) {
         match self.shared.variant {
             Variant::Frisian => frisian::generate(pos, runs, list),
             Variant::Killer => generate_killer(pos, list),

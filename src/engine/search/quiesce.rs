@@ -14,7 +14,7 @@ use super::{Searcher, MAX_PLY};
 use crate::engine::score::{lost_in, Score, INFINITY};
 use crate::rules::frisian;
 use crate::rules::movegen::{
-    forward_steps, generate_captures, generate_killer, generate_quiet, has_capture, is_promotion,
+    forward_steps, generate_captures, generate_killer_captures, generate_quiet, has_capture, is_promotion,
     opponent_has_capture,
 };
 use crate::rules::position::Position;
@@ -161,11 +161,7 @@ impl Searcher<'_> {
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
         if self.shared.variant == Variant::Killer {
-            if has_capture(pos) {
-                generate_killer(pos, &mut list);
-            } else {
-                list.clear();
-            }
+            generate_killer_captures(pos, &mut list);
         } else {
             frisian::generate_captures(pos, &mut list);
         }
