@@ -14,10 +14,14 @@ Usage: draughtsnet_session.py DAMMER_BINARY   (needs pydraughts; run by .ci/run)
 Exit status 0 when every check passes.
 """
 
+import os
 import subprocess
 import sys
 
 from draughts import Board
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from hubmove import move_key  # noqa: E402
 
 START = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww"
 FRYSK = "Wbbbbbeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeewwwww"
@@ -91,9 +95,9 @@ def legal(variant, position, moves):
     """The legal moves after `moves` by pydraughts' rules of `variant`."""
     board = Board(variant=variant, fen=position_fen(position))
     for m in moves.split():
-        match = [x for x in board.legal_moves() if key(x.hub_move) == key(m)]
+        match = [x for x in board.legal_moves() if move_key(x.hub_move) == move_key(m)]
         board.push(match[0])
-    return {key(m.hub_move) for m in board.legal_moves()}
+    return {move_key(m.hub_move) for m in board.legal_moves()}
 
 
 def position_fen(hub):
@@ -103,14 +107,6 @@ def position_fen(hub):
     white = [king(i, c) for i, c in enumerate(hub[1:]) if c in "wW"]
     black = [king(i, c) for i, c in enumerate(hub[1:]) if c in "bB"]
     return f"{hub[0]}:W{','.join(white)}:B{','.join(black)}"
-
-
-def key(hub):
-    if "-" in hub:
-        a, b = hub.split("-")
-        return (int(a), int(b), frozenset())
-    parts = [int(x) for x in hub.split("x")]
-    return (parts[0], parts[1], frozenset(parts[2:]))
 
 
 def go(e, position, moves, s, analysis_nodes=None):
@@ -154,12 +150,12 @@ def main():
         infos = [l for l in lines if l.startswith("info") and " score=" in l]
         done = lines[-1].split()
         check(bool(infos), f"{job} analysis: {len(infos)} info lines with a score before done")
-        check(len(done) > 1 and key(done[1].split("=")[1]) in allowed, f"{job} analysis: {lines[-1]}")
+        check(len(done) > 1 and move_key(done[1].split("=")[1]) in allowed, f"{job} analysis: {lines[-1]}")
         for name, settings in (("level 1", level1), ("level 8", level8)):
             e.send("new-game")
             lines = go(e, position, moves, settings)
             done = lines[-1].split()
-            check(len(done) > 1 and key(done[1].split("=")[1]) in allowed, f"{job} {name}: {lines[-1]}")
+            check(len(done) > 1 and move_key(done[1].split("=")[1]) in allowed, f"{job} {name}: {lines[-1]}")
         e.send("quit")
         e.p.wait(timeout=5)
     print(f"\ndraughtsnet session: {len(FAILURES)} failures")

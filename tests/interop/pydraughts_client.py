@@ -6,12 +6,16 @@ Usage: pydraughts_client.py DAMMER_BINARY
 Exit status 0 when every check passes.
 """
 
+import os
 import sys
 import threading
 import time
 
 from draughts import Board, Move
 from draughts.engine import HubEngine, Limit
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from hubmove import move_key  # noqa: E402
 
 BINARY = sys.argv[1]
 FAILURES = []
@@ -21,16 +25,6 @@ PASSED = []
 def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what, flush=True)
     (PASSED if cond else FAILURES).append(what)
-
-
-def move_key(hub):
-    """A Hub move as (from, to, captured set): the same capture whichever
-    order its captured squares are written in."""
-    if "-" in hub:
-        a, b = hub.split("-")
-        return (int(a), int(b), frozenset())
-    parts = [int(x) for x in hub.split("x")]
-    return (parts[0], parts[1], frozenset(parts[2:]))
 
 
 def legal_hub(board):

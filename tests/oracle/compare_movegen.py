@@ -12,27 +12,23 @@ Exit status 0 when everything agrees, 1 on any difference (printed).
 """
 
 import argparse
+import os
 import random
 import subprocess
 import sys
 
 import dame
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from hubmove import move_key  # noqa: E402
 
-def move_key(from_sq, to_sq, captured):
+
+def dame_key(from_sq, to_sq, captured):
     return (from_sq, to_sq, frozenset(captured))
 
 
 def dame_moves(board):
-    return {move_key(m.from_square, m.to_square, m.captured) for m in board.legal_moves}
-
-
-def parse_hub(text):
-    if "-" in text:
-        a, b = text.split("-")
-        return move_key(int(a), int(b), ())
-    parts = [int(x) for x in text.split("x")]
-    return move_key(parts[0], parts[1], parts[2:])
+    return {dame_key(m.from_square, m.to_square, m.captured) for m in board.legal_moves}
 
 
 def random_placement(rng):
@@ -106,7 +102,7 @@ def compare_moves(binary, fens):
             print(f"MOVES {fen}: dammer rejected it: {line}")
             bad += 1
             continue
-        ours = {parse_hub(t) for t in line.split()}
+        ours = {move_key(t) for t in line.split()}
         theirs = dame_moves(dame.Board(fen))
         if ours != theirs:
             bad += 1

@@ -22,22 +22,18 @@ Exit status 0 when everything agrees, 1 on any difference (printed).
 """
 
 import argparse
+import os
 import random
 import subprocess
 import sys
 
 from draughts import BLACK, WHITE, Board
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from hubmove import move_key  # noqa: E402
+
 # pydraughts' name, Dammer's name
 VARIANTS = [("breakthrough", "bt"), ("antidraughts", "losing"), ("frisian", "frisian")]
-
-
-def move_key(hub):
-    if "-" in hub:
-        a, b = hub.split("-")
-        return (int(a), int(b), frozenset())
-    parts = [int(x) for x in hub.split("x")]
-    return (parts[0], parts[1], frozenset(parts[2:]))
 
 
 def random_placement(rng, kings):
