@@ -173,6 +173,12 @@ pub fn handicap(text: &str) -> Result<u8, OptionError> {
     integer("handicap", text, 0, u64::from(crate::engine::time::MAX_HANDICAP)).map(|n| n as u8)
 }
 
+/// A strength level for people: 0 (full strength) to
+/// [`crate::engine::strength::MAX_STRENGTH`].
+pub fn strength(text: &str) -> Result<u8, OptionError> {
+    integer("strength", text, 0, u64::from(crate::engine::strength::MAX_STRENGTH)).map(|n| n as u8)
+}
+
 /// The deepest ply a search may reach: 1 to [`MAX_DEPTH`].
 pub fn ply(text: &str) -> Result<u32, OptionError> {
     integer("ply", text, 1, u64::from(MAX_DEPTH)).map(|n| n as u32)

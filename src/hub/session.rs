@@ -433,9 +433,7 @@ impl Hub {
                     parse_bool(value).ok_or(format!("book must be true or false, not {value:?}"))?
             }
             "multipv" => self.params.multipv = options::multipv(value).map_err(|e| e.to_string())?,
-            "strength" => {
-                self.params.strength = parse_int("strength", value, 0, u64::from(MAX_STRENGTH))? as u8
-            }
+            "strength" => self.params.strength = options::strength(value).map_err(|e| e.to_string())?,
             "variant" => {
                 let variant = Variant::from_name(value).map_err(|e| e.to_string())?;
                 self.params.variant = variant;
