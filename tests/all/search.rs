@@ -425,6 +425,31 @@ fn a_handicap_misses_shots_beyond_its_horizon() {
     assert!(full > weak, "handicap 0 gains {full} men over the shots, handicap 3 {weak}");
 }
 
+/// The handicap weakens the games with their own moves too: in Frisian,
+/// handicap 3 stops resolving captures at the horizon, so it searches fewer
+/// nodes on the shots and plays other moves than the full search does.
+#[test]
+fn a_handicap_weakens_frisian_too() {
+    use dammer::rules::variant::Variant;
+    let run = |handicap: u8| {
+        SHOTS
+            .iter()
+            .map(|fen| {
+                let game = Game::with_variant(Position::from_fen(fen).unwrap(), Variant::Frisian);
+                let mut engine = Engine::new(1, 16);
+                engine.set_evaluation(dammer::engine::eval::Evaluation::Pst);
+                let limits = Limits { depth: Some(3), handicap, ..Limits::default() };
+                let r = engine.search_quietly(&game, &limits);
+                (r.best.unwrap(), r.nodes)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (full, weak) = (run(0), run(3));
+    let nodes = |v: &[(Move, u64)]| v.iter().map(|x| x.1).sum::<u64>();
+    assert!(nodes(&weak) < nodes(&full), "handicap 3: {} nodes, none: {}", nodes(&weak), nodes(&full));
+    assert!(full.iter().zip(&weak).any(|(a, b)| a.0 != b.0), "the same moves with and without the handicap");
+}
+
 /// lidraughts' `level ply`: no line goes deeper than the cap, extensions and
 /// capture resolution included; the search still answers with a legal move.
 #[test]

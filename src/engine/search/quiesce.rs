@@ -154,7 +154,8 @@ impl Searcher<'_> {
     /// Quiescence for a game with its own moves (Frisian, killer): captures are
     /// played out, a quiet position is evaluated as it stands (or lost
     /// without a move). Plainer than the international one: no threat ply
-    /// and no crowning beyond the horizon, and no handicap.
+    /// and no crowning beyond the horizon; a handicap stops resolving
+    /// captures where it does there.
     fn quiesce_own_moves(&mut self, pos: &Position, alpha: Score, beta: Score, ply: usize) -> Score {
         if ply >= self.shared.ply_limit {
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
@@ -172,6 +173,11 @@ impl Searcher<'_> {
             if !self.has_move(pos, ply) {
                 return self.no_move(ply);
             }
+            return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
+        }
+        let handicap = usize::from(self.shared.handicap);
+        if handicap > 0 && ply >= self.root_depth.max(0) as usize + SIGHT[handicap] {
+            self.lists[ply] = list;
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
         self.quiesce_list(pos, list, (alpha, beta), ply, false)
