@@ -43,7 +43,9 @@ pub struct EvalArgs {
     /// weak on purpose).
     #[arg(long, default_value = crate::engine::eval::DEFAULT_EVAL)]
     pub eval: String,
-    /// A weights file for the learned evaluation (default: the embedded one).
+    /// A weights file for the learned evaluation (default: the embedded one);
+    /// a network plays the game its file names (`dammer tune` writes the
+    /// game of its data), the embedded networks the others.
     #[arg(long)]
     pub weights: Option<std::path::PathBuf>,
 }

@@ -111,6 +111,15 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
     }
 }
 
+/// The variant whose games a data file holds, from its header alone.
+pub fn read_variant(path: &Path) -> Result<Variant, String> {
+    let mut header = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    variant_of(&header).ok_or_else(|| format!("{} is not a Dammer self-play file", path.display()))
+}
+
 /// Reads a data file: the variant of its games and every record.
 pub fn read_data(path: &Path) -> Result<(Variant, Vec<Record>), String> {
     let mut bytes = Vec::new();
@@ -487,12 +496,13 @@ pub struct SelfplayArgs {
     /// `dammer merge` joins them into the file one run would make.
     #[arg(long, default_value = "1/1", value_parser = shard_arg)]
     pub shard: (u32, u32),
-    /// The evaluation (of the international game; a variant plays with its
-    /// own).
+    /// The evaluation: a variant plays with its own network when a learned
+    /// one is chosen (or with a network file of its own game), with its
+    /// material evaluation when `pst` or `hand` is.
     #[command(flatten)]
     pub eval: crate::cli::EvalArgs,
-    /// The game: normal, bt (breakthrough) or losing (antidraughts); the
-    /// file's header says which, and a file of one is never extended with
+    /// The game: normal, bt (breakthrough), frisian, losing (antidraughts)
+    /// or killer; the file's header says which, and a file of one is never extended with
     /// another's games.
     #[arg(long, default_value = "normal", value_parser = crate::cli::variant)]
     pub variant: Variant,

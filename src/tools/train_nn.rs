@@ -401,9 +401,15 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         }
         None => initial(cfg.seed),
     };
+    // The network is marked with the game it learns, so that the engine
+    // plays it in that game only.
+    let game = match cfg.data.first() {
+        Some(path) => crate::tools::selfplay::read_variant(path)?,
+        None => return Err("no data files".into()),
+    };
     let out = cfg.out.clone();
     let mut save = |n: &FloatNetwork| {
-        std::fs::write(&out, n.quantise().to_bytes())
+        std::fs::write(&out, n.quantise().for_game(game).to_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         let fp = float_path(&out);
         std::fs::write(&fp, n.to_bytes()).map_err(|e| format!("cannot write {}: {e}", fp.display()))

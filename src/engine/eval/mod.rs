@@ -328,6 +328,27 @@ static EMBEDDED_NETWORK: std::sync::LazyLock<Arc<Network>> = std::sync::LazyLock
     // The build embeds a file that the tests read back: it decodes.
     Arc::new(Network::from_bytes(nn::EMBEDDED).unwrap_or_else(|e| panic!("embedded network: {e}")))
 });
+static EMBEDDED_NETWORK_EVAL: std::sync::LazyLock<Evaluation> =
+    std::sync::LazyLock::new(|| Evaluation::Network(EMBEDDED_NETWORK.clone()));
+static VARIANT_NETWORKS: std::sync::LazyLock<Vec<(Variant, Evaluation)>> = std::sync::LazyLock::new(|| {
+    nn::EMBEDDED_VARIANTS
+        .iter()
+        .map(|&(v, bytes)| {
+            // As above: the tests read each of them back.
+            let net = Network::from_bytes(bytes).unwrap_or_else(|e| panic!("embedded {v} network: {e}"));
+            (v, Evaluation::Network(Arc::new(net)))
+        })
+        .collect()
+});
+
+/// A variant's weak evaluation: material and the men's rows, counted
+/// against their owner in losing draughts.
+fn weak_for(variant: Variant) -> &'static Evaluation {
+    match variant {
+        Variant::Losing => &Evaluation::Losing,
+        _ => &Evaluation::Pst,
+    }
+}
 
 impl Default for Evaluation {
     fn default() -> Self {
@@ -378,16 +399,31 @@ impl Evaluation {
     }
 
     /// The evaluation a game of `variant` plays with, `self` being the
-    /// one chosen for the international game: that one for it and for
-    /// killer draughts (the same game but for its kings' captures);
-    /// material and the men's rows for breakthrough (a race to crown) and
-    /// Frisian; material against its owner for losing draughts. The one
-    /// place that choice is made (the facade's search and `show` use it).
+    /// one chosen (by name, and weights file): a network learned from
+    /// `variant`'s own games as it is; for the international game and
+    /// killer draughts (the same game but for its kings' captures) the
+    /// chosen one (the embedded international network when the chosen one
+    /// is a variant's); for the other variants their embedded network when
+    /// a learned evaluation was chosen, and when a weak one was, material
+    /// and the men's rows (material against its owner in losing draughts).
+    /// The one place that choice is made (the facade's search and `show`
+    /// use it).
     pub fn for_variant(&self, variant: Variant) -> &Evaluation {
-        match variant {
-            Variant::Normal | Variant::Killer => self,
-            Variant::Losing => &Evaluation::Losing,
-            Variant::Breakthrough | Variant::Frisian => &Evaluation::Pst,
+        let own = if variant == Variant::Killer { Variant::Normal } else { variant };
+        let another_games_network = match self {
+            Evaluation::Network(n) if n.game() == own => return self,
+            Evaluation::Network(_) => true,
+            _ => false,
+        };
+        let learned = !matches!(self, Evaluation::Hand | Evaluation::Pst | Evaluation::Losing);
+        match own {
+            Variant::Normal if another_games_network => &EMBEDDED_NETWORK_EVAL,
+            Variant::Normal => self,
+            _ if learned => VARIANT_NETWORKS
+                .iter()
+                .find_map(|(v, e)| (*v == own).then_some(e))
+                .unwrap_or_else(|| weak_for(own)),
+            _ => weak_for(own),
         }
     }
 
@@ -495,6 +531,42 @@ pub(crate) fn scale_drawish(pos: &Position, score: Score) -> Score {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The game of the network an evaluation is, if it is one.
+    fn network_game(e: &Evaluation) -> Option<Variant> {
+        match e {
+            Evaluation::Network(n) => Some(n.game()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn each_game_plays_with_its_own_evaluation() {
+        let learned = Evaluation::default();
+        for (variant, game) in [
+            (Variant::Normal, Variant::Normal),
+            (Variant::Killer, Variant::Normal),
+            (Variant::Breakthrough, Variant::Breakthrough),
+            (Variant::Frisian, Variant::Frisian),
+            (Variant::Losing, Variant::Losing),
+        ] {
+            assert_eq!(network_game(learned.for_variant(variant)), Some(game), "{variant}");
+            // The weak evaluation stays weak in every game.
+            let weak = Evaluation::Pst.for_variant(variant);
+            let expected = if variant == Variant::Losing { "losing" } else { "pst" };
+            assert_eq!(weak.name(), expected, "{variant}");
+        }
+        // A variant's network plays its game, and the international one
+        // elsewhere.
+        let frisian = learned.for_variant(Variant::Frisian).clone();
+        assert!(std::ptr::eq(frisian.for_variant(Variant::Frisian), &frisian));
+        assert_eq!(network_game(frisian.for_variant(Variant::Normal)), Some(Variant::Normal));
+        assert_eq!(network_game(frisian.for_variant(Variant::Losing)), Some(Variant::Losing));
+        // The pattern evaluations are the international game's.
+        let windows = Evaluation::embedded(Layout::Windows);
+        assert!(std::ptr::eq(windows.for_variant(Variant::Killer), &windows));
+        assert_eq!(network_game(windows.for_variant(Variant::Breakthrough)), Some(Variant::Breakthrough));
+    }
 
     #[test]
     fn packed_scores_split_back() {

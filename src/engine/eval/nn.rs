@@ -24,6 +24,7 @@ use crate::engine::eval::weights::WeightsError;
 use crate::engine::score::{Score, EVAL_LIMIT};
 use crate::rules::bitboard::{Bitboard, Bits, BIT_TO_SQUARE};
 use crate::rules::position::{Color, Position};
+use crate::rules::variant::Variant;
 
 /// Inputs of one view: 4 piece kinds x 50 squares.
 pub const INPUTS: usize = 200;
@@ -239,20 +240,49 @@ pub struct Network {
     p: NetworkParts,
     /// Whether the AVX2 path may run on this processor.
     simd: bool,
+    /// The game whose positions it learned.
+    game: Variant,
 }
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Network({HIDDEN}x2-{L2}-1, {BUCKETS} buckets, simd {})", self.simd)
+        write!(f, "Network({HIDDEN}x2-{L2}-1, {BUCKETS} buckets, {}, simd {})", self.game, self.simd)
     }
 }
 
 /// The network shipped in the binary (see `docs/training.md`).
 pub const EMBEDDED: &[u8] = include_bytes!("nn.bin");
 
+/// The networks of the variants shipped in the binary, learned from their
+/// own self-play (see `docs/training.md`); killer draughts plays with the
+/// international game's.
+pub const EMBEDDED_VARIANTS: [(Variant, &[u8]); 3] = [
+    (Variant::Breakthrough, include_bytes!("nn-bt.bin")),
+    (Variant::Frisian, include_bytes!("nn-frisian.bin")),
+    (Variant::Losing, include_bytes!("nn-losing.bin")),
+];
+
 const MAGIC: &[u8; 8] = b"DAMMERNN";
-const VERSION: u32 = 1;
-const HEADER: usize = MAGIC.len() + 5 * 4;
+/// Version 1 files are the international game's; version 2 adds the game
+/// after the shape. An international network is still written as version
+/// 1, so that older builds read it.
+const VERSION: u32 = 2;
+const HEADER_V1: usize = MAGIC.len() + 5 * 4;
+
+/// The game's number in a version 2 file (fixed: files keep it).
+fn game_code(v: Variant) -> u32 {
+    match v {
+        Variant::Normal => 0,
+        Variant::Breakthrough => 1,
+        Variant::Losing => 2,
+        Variant::Frisian => 3,
+        Variant::Killer => 4,
+    }
+}
+
+fn game_of_code(code: u32) -> Option<Variant> {
+    Variant::ALL.into_iter().find(|&v| game_code(v) == code)
+}
 
 /// One view's accumulator cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,7 +300,17 @@ pub struct Accumulator {
 impl Network {
     /// The network of these weights (shapes checked by the caller).
     fn from_parts(p: NetworkParts) -> Network {
-        Network { p, simd: simd_available() }
+        Network { p, simd: simd_available(), game: Variant::Normal }
+    }
+
+    /// The same network, marked as learned from `game`'s positions.
+    pub fn for_game(self, game: Variant) -> Network {
+        Network { game, ..self }
+    }
+
+    /// The game whose positions it learned (what its file says).
+    pub fn game(&self) -> Variant {
+        self.game
     }
 
     /// The stored weights.
@@ -281,7 +321,7 @@ impl Network {
     /// The same network on the scalar path only (to test the paths against
     /// each other).
     pub fn scalar(&self) -> Network {
-        Network { p: self.p.clone(), simd: false }
+        Network { p: self.p.clone(), simd: false, game: self.game }
     }
 
     /// Whether evaluation takes the AVX2 path.
@@ -290,14 +330,18 @@ impl Network {
     }
 
     /// The file: magic, version, the shape (inputs, hidden, L2, buckets),
-    /// the weights little endian in the order of [`NetworkParts`], then the
-    /// FNV-1a checksum of everything before it.
+    /// in version 2 the game, the weights little endian in the order of
+    /// [`NetworkParts`], then the FNV-1a checksum of everything before it.
     pub fn to_bytes(&self) -> Vec<u8> {
         let p = &self.p;
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
-        for v in [VERSION, INPUTS as u32, HIDDEN as u32, L2 as u32, BUCKETS as u32] {
+        let version = if self.game == Variant::Normal { 1 } else { VERSION };
+        for v in [version, INPUTS as u32, HIDDEN as u32, L2 as u32, BUCKETS as u32] {
             out.extend_from_slice(&v.to_le_bytes());
+        }
+        if version == 2 {
+            out.extend_from_slice(&game_code(self.game).to_le_bytes());
         }
         for a in [&p.w1, &p.b1, &p.w2] {
             a.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
@@ -317,21 +361,23 @@ impl Network {
 
     /// Reads a network file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, WeightsError> {
-        if bytes.len() < HEADER + 8 || !Network::is_network_file(bytes) {
+        if bytes.len() < HEADER_V1 + 12 || !Network::is_network_file(bytes) {
             return Err(WeightsError::NotAWeightsFile);
         }
         let word = |i: usize| {
             let at = MAGIC.len() + 4 * i;
             u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
         };
-        if word(0) != VERSION {
-            return Err(WeightsError::Version(word(0)));
-        }
+        let (header, game) = match word(0) {
+            1 => (HEADER_V1, Variant::Normal),
+            2 => (HEADER_V1 + 4, game_of_code(word(5)).ok_or(WeightsError::Corrupt)?),
+            v => return Err(WeightsError::Version(v)),
+        };
         if [word(1), word(2), word(3), word(4)] != [INPUTS as u32, HIDDEN as u32, L2 as u32, BUCKETS as u32] {
             return Err(WeightsError::Layout);
         }
         let n16 = INPUTS * HIDDEN + HIDDEN + BUCKETS * L2 * 2 * HIDDEN;
-        let expected = HEADER + 2 * n16 + 4 * BUCKETS * L2 + 2 * BUCKETS * L2 + 8 * BUCKETS + 8;
+        let expected = header + 2 * n16 + 4 * BUCKETS * L2 + 2 * BUCKETS * L2 + 8 * BUCKETS + 8;
         if bytes.len() != expected {
             return Err(WeightsError::Length { expected, found: bytes.len() });
         }
@@ -339,7 +385,7 @@ impl Network {
         if fnv1a(body) != u64::from_le_bytes(sum.try_into().map_err(|_| WeightsError::Corrupt)?) {
             return Err(WeightsError::Checksum);
         }
-        let mut at = HEADER;
+        let mut at = header;
         let mut take = |n: usize| {
             let s = &body[at..at + n];
             at += n;
@@ -358,7 +404,7 @@ impl Network {
             .chunks_exact(8)
             .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
             .collect();
-        let net = Network::from_parts(NetworkParts { w1, b1, w2, b2, w3, b3 });
+        let net = Network::from_parts(NetworkParts { w1, b1, w2, b2, w3, b3 }).for_game(game);
         if !net.within_limits() {
             return Err(WeightsError::Corrupt);
         }
@@ -713,7 +759,7 @@ mod tests {
         let back = Network::from_bytes(&bytes).expect("reads back");
         assert_eq!(back.parts(), net.parts());
         let mut bad = bytes.clone();
-        bad[HEADER + 10] ^= 1;
+        bad[HEADER_V1 + 10] ^= 1;
         assert_eq!(Network::from_bytes(&bad).err(), Some(WeightsError::Checksum));
         assert!(matches!(Network::from_bytes(&bytes[..bytes.len() - 3]), Err(WeightsError::Length { .. })));
         assert_eq!(
@@ -722,5 +768,29 @@ mod tests {
         );
         let float = random_net(23);
         assert_eq!(FloatNetwork::from_bytes(&float.to_bytes()), Some(float));
+    }
+
+    #[test]
+    fn a_variant_network_keeps_its_game_and_the_international_one_stays_version_1() {
+        let net = random_net(29).quantise();
+        assert_eq!(&net.to_bytes()[8..12], &1u32.to_le_bytes());
+        for game in Variant::ALL {
+            let bytes = random_net(29).quantise().for_game(game).to_bytes();
+            let back = Network::from_bytes(&bytes).expect("reads back");
+            assert_eq!((back.game(), back.parts()), (game, net.parts()));
+        }
+        let mut unknown = random_net(29).quantise().for_game(Variant::Frisian).to_bytes();
+        unknown[HEADER_V1..HEADER_V1 + 4].copy_from_slice(&99u32.to_le_bytes());
+        assert_eq!(Network::from_bytes(&unknown).err(), Some(WeightsError::Corrupt));
+    }
+
+    #[test]
+    fn the_embedded_variant_networks_are_their_games_and_sane() {
+        for (game, bytes) in EMBEDDED_VARIANTS {
+            let net = Network::from_bytes(bytes).expect("embedded network");
+            assert_eq!(net.game(), game);
+            let pos = Position::start();
+            assert!(net.evaluate(&pos).abs() < 100, "{game}: {}", net.evaluate(&pos));
+        }
     }
 }
