@@ -158,6 +158,8 @@ def main():
             check(len(done) > 1 and move_key(done[1].split("=")[1]) in allowed, f"{job} {name}: {lines[-1]}")
         e.send("quit")
         e.p.wait(timeout=5)
+        e.p.stdin.close()
+        e.p.stdout.close()
     print(f"\ndraughtsnet session: {len(FAILURES)} failures")
     return 1 if FAILURES else 0
 
