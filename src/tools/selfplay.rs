@@ -117,7 +117,12 @@ pub fn read_variant(path: &Path) -> Result<Variant, String> {
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut header))
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    variant_of(&header).ok_or_else(|| format!("{} is not a Dammer self-play file", path.display()))
+    variant_in(path, &header)
+}
+
+/// The variant a data file's header names, or why it names none.
+fn variant_in(path: &Path, header: &[u8]) -> Result<Variant, String> {
+    variant_of(header).ok_or_else(|| format!("{} is not a Dammer self-play file", path.display()))
 }
 
 /// Reads a data file: the variant of its games and every record.
@@ -126,9 +131,7 @@ pub fn read_data(path: &Path) -> Result<(Variant, Vec<Record>), String> {
     std::fs::File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let Some(variant) = variant_of(&bytes) else {
-        return Err(format!("{} is not a Dammer self-play file", path.display()));
-    };
+    let variant = variant_in(path, &bytes)?;
     let body = &bytes[MAGIC.len()..];
     let mut out = Vec::with_capacity(body.len() / RECORD_SIZE);
     for (i, chunk) in body.chunks_exact(RECORD_SIZE).enumerate() {
@@ -502,8 +505,8 @@ pub struct SelfplayArgs {
     #[command(flatten)]
     pub eval: crate::cli::EvalArgs,
     /// The game: normal, bt (breakthrough), frisian, losing (antidraughts)
-    /// or killer; the file's header says which, and a file of one is never extended with
-    /// another's games.
+    /// or killer; the file's header says which, and a file of one is never
+    /// extended with another's games.
     #[arg(long, default_value = "normal", value_parser = crate::cli::variant)]
     pub variant: Variant,
 }

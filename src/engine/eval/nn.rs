@@ -340,7 +340,7 @@ impl Network {
         for v in [version, INPUTS as u32, HIDDEN as u32, L2 as u32, BUCKETS as u32] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        if version == 2 {
+        if version == VERSION {
             out.extend_from_slice(&game_code(self.game).to_le_bytes());
         }
         for a in [&p.w1, &p.b1, &p.w2] {

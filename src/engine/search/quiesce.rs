@@ -25,6 +25,14 @@ use crate::rules::variant::Variant;
 const SIGHT: [usize; 4] = [MAX_PLY, 4, 2, 0];
 
 impl Searcher<'_> {
+    /// Whether `ply` lies beyond where the handicap resolves captures (never
+    /// without a handicap): both quiescences evaluate pending captures there.
+    #[inline(always)]
+    fn beyond_sight(&self, ply: usize) -> bool {
+        let handicap = usize::from(self.shared.handicap);
+        handicap > 0 && ply >= self.root_depth.max(0) as usize + SIGHT[handicap]
+    }
+
     /// Searches the moves of `pos` at the horizon (only the crowning ones
     /// when `crowning_only`); returns the best score, or -INFINITY when no
     /// move qualified. A position without any move has lost. `capture` is
@@ -122,7 +130,7 @@ impl Searcher<'_> {
         }
         let capture = has_capture(pos);
         let handicap = self.shared.handicap;
-        if handicap > 0 && capture && ply >= self.root_depth.max(0) as usize + SIGHT[usize::from(handicap)] {
+        if capture && self.beyond_sight(ply) {
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
         let threat = !capture && first && handicap == 0 && opponent_has_capture(pos);
@@ -175,8 +183,7 @@ impl Searcher<'_> {
             }
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
-        let handicap = usize::from(self.shared.handicap);
-        if handicap > 0 && ply >= self.root_depth.max(0) as usize + SIGHT[handicap] {
+        if self.beyond_sight(ply) {
             self.lists[ply] = list;
             return self.shared.eval.evaluate_cached(pos, &mut self.net_cache, ply);
         }
