@@ -388,6 +388,20 @@ pub fn float_path(out: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// The network a fit starts from: a `.float` file, or a network file (the
+/// engine's integer weights, such as the embedded `src/engine/eval/nn.bin`)
+/// turned back into floats, so that a fit can go on from a network whose
+/// float weights were lost.
+fn init_network(bytes: &[u8]) -> Result<FloatNetwork, String> {
+    if Network::is_network_file(bytes) {
+        let net = Network::from_bytes(bytes).map_err(|e| format!("not a network of this build: {e}"))?;
+        return Ok(FloatNetwork::from_network(&net));
+    }
+    FloatNetwork::from_bytes(bytes).ok_or_else(|| {
+        "neither a network file nor the float weights of this shape (a .float file)".to_string()
+    })
+}
+
 /// Reads the data, splits it, fits, and writes the network (and its float
 /// weights) after every epoch. Positions that `tables` hold are labelled
 /// with their exact value.
@@ -395,9 +409,7 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
     let mut net = match &cfg.init {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            FloatNetwork::from_bytes(&bytes).ok_or_else(|| {
-                format!("{} is not a float network of this shape (a .float file)", path.display())
-            })?
+            init_network(&bytes).map_err(|why| format!("{}: {why}", path.display()))?
         }
         None => initial(cfg.seed),
     };
@@ -488,6 +500,18 @@ mod tests {
         assert_eq!(targets[..2], [1.0, 0.0]);
         assert!((f64::from(targets[2]) - 0.25).abs() < 1e-6, "{targets:?}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_fit_starts_from_float_weights_or_from_a_network_file() {
+        let embedded = crate::engine::eval::nn::EMBEDDED;
+        let from_network = init_network(embedded).expect("network file");
+        let float = from_network.to_bytes();
+        assert_eq!(init_network(&float).expect("float file"), from_network);
+        let mut broken = embedded.to_vec();
+        broken[100] ^= 1;
+        assert!(init_network(&broken).expect_err("checksum").contains("not a network of this build"));
+        assert!(init_network(&float[..float.len() - 4]).expect_err("short").contains("neither"));
     }
 
     #[test]

@@ -437,8 +437,9 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 125.0)]
     pub k: f64,
     /// Start from these weights (default: material only for patterns,
-    /// random for the network, whose float weights are the `.float` file
-    /// written next to each network).
+    /// random for the network). For the network: the `.float` file written
+    /// next to each network, or a network file itself (its integer weights
+    /// divided by their scales, e.g. `src/engine/eval/nn.bin`).
     #[arg(long)]
     pub init: Option<std::path::PathBuf>,
     /// Seed of the network's initial weights and of the shuffling.

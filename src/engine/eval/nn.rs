@@ -180,6 +180,27 @@ impl FloatNetwork {
         })
     }
 
+    /// The float network an integer one stands for: each weight divided by
+    /// its scale. Lets a fit start from a network whose float weights are
+    /// gone (the embedded one, say); quantising it again gives the same
+    /// integers, but for output biases off by a few parts in 10^8 of a man.
+    pub fn from_network(n: &Network) -> FloatNetwork {
+        let p = n.parts();
+        let f16 = |a: &[i16], s: i32| a.iter().map(|&x| f32::from(x) / s as f32).collect();
+        FloatNetwork {
+            w1: f16(&p.w1, QA),
+            b1: f16(&p.b1, QA),
+            w2: f16(&p.w2, QB),
+            b2: p.b2.iter().map(|&x| (f64::from(x) / f64::from(QA * QB)) as f32).collect(),
+            w3: f16(&p.w3, QO),
+            b3: p
+                .b3
+                .iter()
+                .map(|&x| (x as f64 / (f64::from(QA) * f64::from(QB) * f64::from(QO))) as f32)
+                .collect(),
+        }
+    }
+
     /// The weights as bytes (f32 little endian, file order), for resuming
     /// training.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -699,6 +720,21 @@ mod tests {
             }
         }
         assert!(worst < 5.0, "integer and float networks differ by {worst} hundredths");
+    }
+
+    #[test]
+    fn an_integer_network_turned_into_floats_quantises_back_to_itself() {
+        let net = Network::from_bytes(EMBEDDED).expect("embedded network");
+        let back = FloatNetwork::from_network(&net).quantise();
+        let (a, b) = (net.parts(), back.parts());
+        assert!(a.w1 == b.w1 && a.b1 == b.b1 && a.w2 == b.w2 && a.b2 == b.b2 && a.w3 == b.w3);
+        for (x, y) in a.b3.iter().zip(&b.b3) {
+            // One man is QA * QB * QO (2.7e8) at this scale; f32 keeps 24 bits.
+            assert!((x - y).abs() <= x.abs() / (1 << 22) + 1, "output bias {x} came back as {y}");
+        }
+        for pos in random_positions(5, 300) {
+            assert_eq!(net.evaluate(&pos), back.evaluate(&pos), "{pos:?}");
+        }
     }
 
     #[test]
