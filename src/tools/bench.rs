@@ -182,8 +182,8 @@ pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
         };
         let c = network_costs(&net);
         println!(
-            "network ({} path), {} positions of random games, ns each: refresh {:.1}, update by one move {:.1}, output layers {:.1}, evaluation through the cache {:.1}",
-            if net.uses_simd() { "AVX2" } else { "scalar" },
+            "network ({} kernel), {} positions of random games, ns each: refresh {:.1}, update by one move {:.1}, output layers {:.1}, evaluation through the cache {:.1}",
+            net.kernel().name(),
             c.positions,
             c.refresh,
             c.update,
