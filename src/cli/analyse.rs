@@ -109,6 +109,18 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
     if let Some(line) = book_line(args, &start) {
         println!("{line}");
     }
+    if let Some(p) = game.passed_draw() {
+        let at = if p.ply == game.moves().len() {
+            "this position".to_string()
+        } else {
+            format!("the position after {} plies of --moves", p.ply)
+        };
+        println!(
+            "{}: {at} is drawn by the FMJD rules ({}); analysing the game as it goes on (repetition alone)",
+            style.dim("note"),
+            p.reason.describe()
+        );
+    }
     println!("{}", style.dim(&legend(side_name(start.side()))));
     println!(
         "{:>5} {:>6} {:>SCORE_WIDTH$} {:>12} {:>9} {:>8}  pv",

@@ -24,7 +24,7 @@ use crate::engine::search::{EgdbMode, Info, Line, RootResult, Searcher, Shared, 
 use crate::engine::threads::ThreadPool;
 use crate::engine::time::{Limits, TimeManager};
 use crate::engine::tt::TranspositionTable;
-use crate::rules::game::Game;
+use crate::rules::game::{DrawRules, Game};
 use crate::rules::movegen::{Move, MoveList};
 use crate::rules::position::Position;
 use crate::rules::variant::Variant;
@@ -91,6 +91,9 @@ pub struct Engine {
     /// The size asked for, which the table may have had to fall short of.
     hash_mb: usize,
     running: Option<Running>,
+    /// The draw rules of the last search: the table's scores hold under
+    /// them, and are forgotten when they change.
+    last_rules: Option<DrawRules>,
 }
 
 impl Default for Engine {
@@ -128,6 +131,7 @@ impl Engine {
             }),
             hash_mb,
             running: None,
+            last_rules: None,
         }
     }
 
@@ -220,6 +224,17 @@ impl Engine {
         }
     }
 
+    /// Clears the table when `game` is searched under other draw rules than
+    /// the last search (a draw rule the client turned out not to apply):
+    /// its entries scored lines that rule ended as draws.
+    fn follow_rules(&mut self, game: &Game) {
+        let rules = game.rules_in_play();
+        if self.last_rules.is_some_and(|r| r != rules) {
+            self.core_mut().tt.clear();
+        }
+        self.last_rules = Some(rules);
+    }
+
     /// Forgets everything learned from earlier searches (a new game).
     pub fn clear(&mut self) {
         self.core_mut().tt.clear();
@@ -230,6 +245,7 @@ impl Engine {
     /// so. For a search that other threads can stop, use [`Engine::start`].
     pub fn search(&mut self, game: &Game, limits: &Limits, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
         self.wait();
+        self.follow_rules(game);
         self.core.search(game, limits, &SearchControl::default(), on_info)
     }
 
@@ -252,6 +268,7 @@ impl Engine {
     ) -> std::io::Result<()> {
         self.stop();
         self.wait();
+        self.follow_rules(game);
         let core = Arc::clone(&self.core);
         let control = Arc::new(SearchControl::default());
         let search_control = Arc::clone(&control);
@@ -320,6 +337,11 @@ impl Core {
 
         let pos = *game.position();
         let variant = game.variant();
+        // A game that went on past a draw by rule (a GUI that applies
+        // repetition alone) is searched as the game that goes on: the rule
+        // that ran out would otherwise score every line 0.00 at once and
+        // leave the first legal move to be played unsearched.
+        let draw_rules = game.rules_in_play();
         // The variants have their own evaluation; the tables and the book
         // are the international game's.
         let eval = self.eval.for_variant(variant);
@@ -397,12 +419,13 @@ impl Core {
             handicap: limits.handicap.min(crate::engine::time::MAX_HANDICAP),
             ply_limit: limits.ply.map_or(MAX_PLY - 2, |p| (p as usize).min(MAX_PLY - 2)),
             variant,
+            draw_rules,
             root_runs: game.king_runs(),
         };
         // A table win or loss at the root is reported in the database band
         // until the search finds the actual distance, except where a 16- or
         // 5-move rule may draw the game first (the tables ignore it).
-        let counted = crate::rules::game::EndgameRule::of(&pos).is_some();
+        let counted = draw_rules == DrawRules::Fmjd && crate::rules::game::EndgameRule::of(&pos).is_some();
         let table_score = |score: Score| match root_wdl {
             Some(Wdl::Win) if score < WIN_BAND && !counted => TB_WIN - 1,
             Some(Wdl::Loss) if score > -WIN_BAND && !counted => -(TB_WIN - 1),

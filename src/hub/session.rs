@@ -4,7 +4,8 @@
 //! loop (the caller's thread) keeps the state and answers, and a search
 //! thread runs [`Engine::search`] so that `ping`, `stop` and `ponder-hit` are
 //! handled while it thinks. Every output line goes through [`emit`], which
-//! writes and flushes it whole. Nothing is written to stderr.
+//! writes and flushes it whole. Only one note goes to stderr: a game that
+//! went on past a draw by rule ([`Game::passed_draw`]).
 
 use std::io::{self, Write};
 use std::sync::mpsc;
@@ -23,7 +24,7 @@ use crate::engine::strength::{Strength, MAX_STRENGTH};
 use crate::engine::time::{Clock, LatencyMeter, Limits};
 use crate::engine::Engine;
 use crate::hub::protocol::{done_line, info_lines, quote, Message};
-use crate::rules::game::Game;
+use crate::rules::game::{DrawRules, DrawRulesError, Game};
 use crate::rules::movegen::{legal_moves, Move};
 use crate::rules::position::Position;
 use crate::rules::variant::Variant;
@@ -110,6 +111,8 @@ struct Params {
     variant: Variant,
     /// A strength level for people (`engine::strength`), 0 = full strength.
     strength: u8,
+    /// The draw rules the GUI applies (`draw-rules`).
+    draw_rules: DrawRules,
 }
 
 impl Default for Params {
@@ -129,6 +132,7 @@ impl Default for Params {
             book_policy: BookPolicy::default(),
             variant: Variant::Normal,
             strength: 0,
+            draw_rules: DrawRules::Fmjd,
         }
     }
 }
@@ -248,6 +252,9 @@ struct Hub {
     clocked_search: Option<(Position, Clock)>,
     /// The last game move played under a clock, until the next `go`.
     last_clocked: Option<ClockedMove>,
+    /// The start of the game whose passed draw (`Game::passed_draw`) was
+    /// last reported, and the ply of that draw: reported once a game.
+    passed_noted: Option<(Position, usize)>,
 }
 
 /// A move the engine played under the GUI's clock: the next `go`'s clock
@@ -287,6 +294,7 @@ impl Hub {
             latency: LatencyMeter::default(),
             clocked_search: None,
             last_clocked: None,
+            passed_noted: None,
         }
     }
 
@@ -331,6 +339,10 @@ impl Hub {
             self.params.move_overhead.as_millis()
         ));
         emit(&format!("param name=ponder value={} type=bool", self.params.ponder));
+        emit(&format!(
+            "param name=draw-rules value={} type=enum values=\"fmjd repetition\"",
+            self.params.draw_rules
+        ));
         emit(&format!(
             "param name=eval value={} type=enum values=\"learned nn regions windows hand pst pattern\"",
             self.params.eval
@@ -434,6 +446,12 @@ impl Hub {
             }
             "multipv" => self.params.multipv = options::multipv(value).map_err(|e| e.to_string())?,
             "strength" => self.params.strength = options::strength(value).map_err(|e| e.to_string())?,
+            "draw-rules" => {
+                let rules: DrawRules =
+                    value.parse().map_err(|e: DrawRulesError| format!("draw-rules: {e}"))?;
+                self.params.draw_rules = rules;
+                self.game = std::mem::take(&mut self.game).with_draw_rules(rules);
+            }
             "variant" => {
                 let variant = Variant::from_name(value).map_err(|e| e.to_string())?;
                 self.params.variant = variant;
@@ -508,7 +526,7 @@ impl Hub {
             None | Some("start" | "") => Position::start(),
             Some(p) => Position::parse(p).map_err(|e| format!("bad position: {e}"))?,
         };
-        let mut game = Game::with_variant(start, self.params.variant);
+        let mut game = Game::with_variant(start, self.params.variant).with_draw_rules(self.params.draw_rules);
         if let Some(moves) = msg.get("moves") {
             for (i, m) in moves.split_whitespace().enumerate() {
                 game.play_text(m).map_err(|e| format!("illegal move {m} (move {} of moves=): {e}", i + 1))?;
@@ -537,6 +555,7 @@ impl Hub {
         }
         self.level = Level::default();
         let game = self.game.clone();
+        self.note_passed_draw(&game);
         self.pondering = limits.ponder;
         let last = self.last_clocked.take();
         self.clocked_search = match (limits.clock, limits.ponder, limits.analysis) {
@@ -569,6 +588,23 @@ impl Hub {
                 Box::new(|result| emit(&done_line(result))),
             )
             .map_err(|e| format!("cannot start the search thread: {e}"))
+    }
+
+    /// Says once a game, on stderr (GUIs read stdout only), that the game
+    /// went on past a draw by rule and that the engine now plays it under
+    /// repetition alone (the engine's search does so by itself).
+    fn note_passed_draw(&mut self, game: &Game) {
+        let Some(passed) = game.passed_draw() else { return };
+        let key = (*game.start(), passed.ply);
+        if self.passed_noted != Some(key) {
+            self.passed_noted = Some(key);
+            eprintln!(
+                "dammer: the game was drawn at ply {} ({}) and goes on: playing it under repetition alone \
+                 (set-param name=draw-rules value=repetition says so from the start)",
+                passed.ply,
+                passed.reason.describe()
+            );
+        }
     }
 
     /// Stops a running search and waits for its `done`.
@@ -634,7 +670,8 @@ impl Hub {
             "new-game" => {
                 self.last_clocked = None;
                 self.engine().clear();
-                self.game = Game::with_variant(Position::start(), self.params.variant);
+                self.game = Game::with_variant(Position::start(), self.params.variant)
+                    .with_draw_rules(self.params.draw_rules);
                 self.level = Level::default();
                 Ok(())
             }

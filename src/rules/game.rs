@@ -101,6 +101,69 @@ impl PlyState {
     }
 }
 
+/// The draw rules a game is played under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum DrawRules {
+    /// Every rule of the game: in international draughts threefold
+    /// repetition, the 25-move king rule and the 16- and 5-move endgame
+    /// rules (FMJD); a variant's own rules in a variant.
+    #[default]
+    Fmjd,
+    /// Threefold repetition only, as GWDGUI and other Hub GUIs play: a king
+    /// ending goes on until someone wins or repeats.
+    Repetition,
+}
+
+/// A draw-rules name that is neither `fmjd` nor `repetition`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawRulesError(pub String);
+
+impl fmt::Display for DrawRulesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "draw rules must be fmjd or repetition, not {:?}", self.0)
+    }
+}
+
+impl std::error::Error for DrawRulesError {}
+
+impl DrawRules {
+    /// Its name: `fmjd` or `repetition`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DrawRules::Fmjd => "fmjd",
+            DrawRules::Repetition => "repetition",
+        }
+    }
+}
+
+impl std::str::FromStr for DrawRules {
+    type Err = DrawRulesError;
+
+    fn from_str(s: &str) -> Result<DrawRules, DrawRulesError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "fmjd" | "all" => Ok(DrawRules::Fmjd),
+            "repetition" => Ok(DrawRules::Repetition),
+            _ => Err(DrawRulesError(s.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for DrawRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A point where the game was drawn by a rule other than repetition and
+/// went on all the same (see [`Game::passed_draw`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassedDraw {
+    /// Plies from the game's start to the drawn position.
+    pub ply: usize,
+    /// The rule that ran out there.
+    pub reason: DrawReason,
+}
+
 /// Why a game is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DrawReason {
@@ -130,6 +193,11 @@ pub enum GameResult {
 }
 
 impl GameResult {
+    /// Whether the game has ended (a win or a draw).
+    pub fn is_over(&self) -> bool {
+        *self != GameResult::Ongoing
+    }
+
     /// The PDN result: `2-0`, `0-2`, `1-1` or `*`.
     pub fn pdn(&self) -> &'static str {
         match self {
@@ -170,6 +238,7 @@ impl fmt::Display for GameResult {
 #[derive(Clone, Debug)]
 pub struct Game {
     variant: Variant,
+    draw_rules: DrawRules,
     positions: Vec<Position>,
     states: Vec<PlyState>,
     /// Frisian's king runs after each position (kept for every game: they
@@ -194,6 +263,7 @@ impl Game {
     pub fn with_variant(start: Position, variant: Variant) -> Game {
         Game {
             variant,
+            draw_rules: DrawRules::Fmjd,
             positions: vec![start],
             states: vec![PlyState::initial(&start)],
             runs: vec![KingRuns::default()],
@@ -210,6 +280,43 @@ impl Game {
     /// The game played.
     pub fn variant(&self) -> Variant {
         self.variant
+    }
+
+    /// The same game under `rules`.
+    pub fn with_draw_rules(mut self, rules: DrawRules) -> Game {
+        self.draw_rules = rules;
+        self
+    }
+
+    /// The draw rules the game was set up with.
+    pub fn draw_rules(&self) -> DrawRules {
+        self.draw_rules
+    }
+
+    /// The first position at which the game was already drawn by a rule
+    /// other than repetition (the 25-move, 16-move or 5-move rule), when
+    /// there is one and the game is played under [`DrawRules::Fmjd`]: the
+    /// current position counts, since being asked to move there means
+    /// the game goes on. Whoever played on has shown that they do not
+    /// apply that rule.
+    pub fn passed_draw(&self) -> Option<PassedDraw> {
+        if self.draw_rules != DrawRules::Fmjd || self.variant == Variant::Frisian {
+            return None;
+        }
+        self.states.iter().enumerate().find_map(|(ply, &state)| {
+            draw_by_rule(self.variant, DrawRules::Fmjd, state, 0).map(|reason| PassedDraw { ply, reason })
+        })
+    }
+
+    /// The draw rules the game goes on under: its own, or repetition alone
+    /// once it has gone past another rule's draw ([`Game::passed_draw`]).
+    /// What a search for a move in this game must apply.
+    pub fn rules_in_play(&self) -> DrawRules {
+        if self.passed_draw().is_some() {
+            DrawRules::Repetition
+        } else {
+            self.draw_rules
+        }
     }
 
     /// A game starting from a FEN or Hub position string.
@@ -332,7 +439,7 @@ impl Game {
         if self.variant == Variant::Frisian {
             return frisian_draw(pos, self.state()).map_or(GameResult::Ongoing, GameResult::Draw);
         }
-        draw_by_rule(self.variant, self.state(), self.repetitions())
+        draw_by_rule(self.variant, self.draw_rules, self.state(), self.repetitions())
             .map_or(GameResult::Ongoing, GameResult::Draw)
     }
 }
@@ -352,14 +459,19 @@ fn frisian_draw(pos: &Position, state: PlyState) -> Option<DrawReason> {
     (kings_only && state.reversible >= limit).then_some(DrawReason::FrisianKings)
 }
 
-/// The draw rule, if any, that ends a game of `variant` in a position with
-/// these counters that has occurred `repetitions` times (the side to move has
-/// a legal move).
-pub fn draw_by_rule(variant: Variant, state: PlyState, repetitions: u32) -> Option<DrawReason> {
+/// The draw rule, if any, that ends a game of `variant` under `rules` in a
+/// position with these counters that has occurred `repetitions` times (the
+/// side to move has a legal move).
+pub fn draw_by_rule(
+    variant: Variant,
+    rules: DrawRules,
+    state: PlyState,
+    repetitions: u32,
+) -> Option<DrawReason> {
     if repetitions >= 3 {
         return Some(DrawReason::Repetition);
     }
-    if !variant.king_draw_rules() {
+    if rules == DrawRules::Repetition || !variant.king_draw_rules() {
         return None;
     }
     if let Some((rule, n)) = state.endgame.filter(|_| variant.endgame_draw_rules()) {

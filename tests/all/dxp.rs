@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use dammer::dxp::message::{Frame, Framer, Message, MessageError};
 use dammer::dxp::session::find_move;
-use dammer::rules::game::Game;
+use dammer::rules::game::{DrawReason, Game, GameResult};
 use dammer::rules::movegen::legal_moves;
 use dammer::rules::pdn;
 use dammer::rules::position::{Color, Position};
@@ -269,6 +269,64 @@ fn a_server_survives_bad_input_interruptions_and_disconnects() {
     let _ = child.wait();
 }
 
+/// A king ending over DXP up to the 5-move rule: Dammer (the lone king)
+/// answers every move with a searched move that keeps its king, and where
+/// the rule has drawn the game it claims the draw with GAMEEND instead of
+/// playing a move it would not search.
+#[test]
+fn a_dxp_king_ending_is_played_until_the_draw_is_claimed() {
+    let (mut child, port) = listener(&[]);
+    let mut chats = Vec::new();
+    let mut peer = Peer::connect(port);
+    let start = Position::parse("W:WK3,K7:BK1").unwrap();
+    // Half a minute for the game: a second or so a move.
+    peer.send(&game_request(Color::Black, 0.5, Some(start)));
+    assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameAcc { code: 0, .. }));
+    let mut g = Game::new(start);
+    loop {
+        // The peer (White) plays a king move that gives no capture, the
+        // least repeated one.
+        let pos = *g.position();
+        let m = legal_moves(&pos)
+            .iter()
+            .filter(|m| !dammer::rules::movegen::has_capture(&pos.make(m)))
+            .min_by_key(|m| g.positions().iter().filter(|p| **p == pos.make(m)).count())
+            .copied()
+            .expect("a safe move");
+        g.play(m).unwrap();
+        peer.send(&Message::Move { seconds: 0, from: m.from_square(), to: m.to_square(), captured: vec![] });
+        match peer.next(Duration::from_secs(10), &mut chats) {
+            Message::Move { from, to, captured, .. } => {
+                let reply = find_move(g.position(), from, to, &captured).expect("a legal move");
+                assert!(!g.result().is_over(), "a move after the game was over: {}", g.position().to_fen());
+                g.play(reply).unwrap();
+                assert_eq!(g.position().pieces(Color::Black).count_ones(), 1);
+                assert!(!dammer::rules::movegen::has_capture(g.position()), "{reply} gives the king away");
+                if g.result().is_over() {
+                    // Our own move drew the game: Dammer claims it next.
+                    let end = peer.next(Duration::from_secs(5), &mut chats);
+                    assert_eq!(end, Message::GameEnd { reason: 2, stop: 0 }, "{chats:?}");
+                    break;
+                }
+            }
+            Message::GameEnd { reason, .. } => {
+                assert_eq!(reason, 2, "{chats:?}");
+                assert!(g.result().is_over(), "a claim before the rule: {}", g.position().to_fen());
+                break;
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(g.moves().len() < 40, "no end");
+    }
+    assert!(
+        matches!(g.result(), GameResult::Draw(DrawReason::FiveMoves | DrawReason::Repetition)),
+        "{}",
+        g.result()
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Games between two Dammers over DXP end by the rules, are written as PDN
 /// by both sides, and replay.
 fn play_both(listen_args: &[&str], connect_args: &[&str], dir: &std::path::Path) {
@@ -406,7 +464,7 @@ fn the_match_runner_drives_dxp_engines() {
         tc: TimeControl::Clock { moves: None, time: 3.0, inc: 0.0 },
         margin: Duration::from_millis(500),
         gui_overhead: Duration::ZERO,
-        draw_rules: tournament::DrawRules::All,
+        draw_rules: tournament::DrawRules::Fmjd,
         openings,
         games: Some(4),
         concurrency: 2,

@@ -47,7 +47,7 @@ fn config(engines: Vec<EngineSpec>, games: usize, pdn: Option<PathBuf>) -> Confi
         tc: TimeControl::MoveTime(0.02),
         margin: Duration::from_millis(500),
         gui_overhead: Duration::ZERO,
-        draw_rules: tournament::DrawRules::All,
+        draw_rules: tournament::DrawRules::Fmjd,
         openings: parse_openings(DEFAULT_OPENINGS, false).unwrap(),
         games: Some(games),
         concurrency: 2,

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::common::{random_game, random_position, Rng};
 use dammer::rules::bitboard::square_to_bit;
-use dammer::rules::game::{draw_by_rule, EndgameRule, Game, GameResult};
+use dammer::rules::game::{draw_by_rule, DrawRules, EndgameRule, Game, GameResult};
 use dammer::rules::movegen::{count_moves, has_capture, legal_moves, Move, MoveList};
 use dammer::rules::notation::{capture_paths, parse_move, to_pdn, MoveError};
 use dammer::rules::position::Position;
@@ -43,7 +43,7 @@ fn naive_result(g: &Game) -> GameResult {
     let state =
         dammer::rules::game::PlyState { reversible: king_plies, endgame: rule.map(|r| (r, rule_plies)) };
     assert_eq!(state, g.state(), "{}", now.to_fen());
-    draw_by_rule(dammer::rules::variant::Variant::Normal, state, reps)
+    draw_by_rule(dammer::rules::variant::Variant::Normal, DrawRules::Fmjd, state, reps)
         .map_or(GameResult::Ongoing, GameResult::Draw)
 }
 

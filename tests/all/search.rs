@@ -10,7 +10,7 @@ use dammer::engine::eval::evaluate;
 use dammer::engine::score::WIN;
 use dammer::engine::time::{Clock, Limits};
 use dammer::engine::Engine;
-use dammer::rules::game::Game;
+use dammer::rules::game::{DrawReason, DrawRules, Game, GameResult};
 use dammer::rules::movegen::{has_capture, legal_moves, Move};
 use dammer::rules::position::Position;
 
@@ -330,6 +330,112 @@ fn draw_rules_inside_the_search() {
     let r = Engine::new(1, 16).search_quietly(&g, &depth(10));
     assert!(r.score == 0 || r.score >= dammer::engine::score::WIN_BAND, "score {}", r.score);
     assert!(evaluate(g.position()).abs() < 400);
+}
+
+/// `g`'s moves replayed under repetition alone: the game a GUI that applies
+/// no other draw rule goes on with.
+fn under_repetition(g: &Game) -> Game {
+    let mut r = Game::new(*g.start()).with_draw_rules(DrawRules::Repetition);
+    for m in g.moves() {
+        r.play(*m).unwrap();
+    }
+    r
+}
+
+/// A game past `rule`'s draw point, searched as a client that asks for a
+/// move there wants: exactly as the same game under repetition alone (same
+/// move, score and nodes at a fixed depth), never cut short at the root.
+fn searched_past(g: &Game, rule: DrawReason) {
+    let passed = g.passed_draw().expect("the game went past a draw by rule");
+    assert_eq!(passed.reason, rule);
+    assert!(matches!(g.result(), GameResult::Draw(_) | GameResult::Ongoing));
+    assert_eq!(g.rules_in_play(), DrawRules::Repetition);
+    let a = Engine::new(1, 16).search_quietly(g, &depth(9));
+    let b = Engine::new(1, 16).search_quietly(&under_repetition(g), &depth(9));
+    assert_eq!(
+        (a.best, a.score, a.nodes, a.depth),
+        (b.best, b.score, b.nodes, b.depth),
+        "{}",
+        g.position().to_fen()
+    );
+    assert_eq!(a.depth, 9);
+    assert!(a.nodes > 1000, "{} nodes", a.nodes);
+}
+
+#[test]
+fn a_game_past_the_five_move_rule_is_searched_as_it_goes_on() {
+    // GWDGUI's game (issue 50): two kings against one, the 5-move rule run
+    // out, and the GUI asks for a move. The first legal move, 3-8, loses
+    // both kings to 1x3x7x8.
+    let moves = "32-27 18-22 27x18x22 12x23x18 33-28 23x32x28 37x28x32 13-18 41-37 17-21 39-33 9-13 44-39 \
+        7-12 50-44 1-7 37-32 21-26 34-30 26x37x31 42x31x37 16-21 31-26 20-25 26x17x21 11x22x17 28x17x22 \
+        12x21x17 36-31 25x34x30 39x30x34 21-26 31-27 7-11 46-41 8-12 43-39 12-17 41-36 2-8 27-21 19-23 \
+        21x12x17 8x17x12 40-34 11-16 30-24 6-11 33-28 15-20 28x8x23x13 20x40x24x34 45x34x40 3x12x8 39-33 \
+        16-21 44-39 17-22 32-28 11-17 34-29 4-9 39-34 21-27 35-30 9-13 30-24 27-31 36x27x31 22x31x27 \
+        49-44 31-36 44-40 26-31 48-42 31-37 42x31x37 36x27x31 40-35 27-31 38-32 10-15 34-30 5-10 28-23 \
+        14-20 23-19 18-22 19x8x13 12x3x8 30-25 31-37 25x5x20x10 37x39x32x33 5-37 17-21 37-32 39-44 \
+        32x16x21 44-50 16-32 50-45 32-23 22-28 23x46x28 45x7x29 46-37 7-12 37-28 12-18 28-17 18-7 17-39 \
+        7-23 39-30 23-45 30-43 45-18 43-49 18-34 49-32 34-48 32-38 3-9 38-32 48-39 32-23 39-43 23-12 \
+        9-13 47-42 43-30 12-29 30x19x24 29-24 19x30x24 35x24x30 13-18 24-19 18-23 19x28x23 15-20 28-23 \
+        20-25 23-19 25-30 19-14 30-34 42-37 34-39 14-9 39-43 9-3 43-49 37-31 49-16 31-26 16-2 26-21 2-7 \
+        21-16 7-1 16-11 1-6 11-7 6-1 7-2 1-6 2-7 6-1";
+    let mut g = Game::new(Position::start());
+    for m in moves.split_whitespace() {
+        g.play_text(m).unwrap();
+    }
+    assert_eq!(g.result(), GameResult::Draw(DrawReason::FiveMoves));
+    searched_past(&g, DrawReason::FiveMoves);
+    let r = Engine::new(1, 16).search_quietly(&g, &depth(9));
+    let after = g.position().make(&r.best.unwrap());
+    assert!(!has_capture(&after), "{} gives a king away", r.best.unwrap());
+    // Under a clock, as the GUI asks.
+    let timed = Limits { move_time: Some(Duration::from_millis(200)), ..Limits::default() };
+    let r = Engine::new(1, 16).search_quietly(&g, &timed);
+    assert!(!has_capture(&g.position().make(&r.best.unwrap())), "{}", r.best.unwrap());
+    assert!(r.depth >= 5, "depth {}", r.depth);
+}
+
+#[test]
+fn games_past_the_sixteen_and_twenty_five_move_rules_are_searched_as_they_go_on() {
+    // Three kings against one: the 16-move rule runs out after 32 plies.
+    let mut g = Game::from_text("B:WK47,K45,K36:BK4").unwrap();
+    shuffle_kings(&mut g, 32);
+    assert_eq!(g.result(), GameResult::Draw(DrawReason::SixteenMoves));
+    searched_past(&g, DrawReason::SixteenMoves);
+    // And a few plies further on: still the game that goes on.
+    shuffle_kings_past(&mut g, 5);
+    searched_past(&g, DrawReason::SixteenMoves);
+    // Kings and men: 25 moves each of kings alone.
+    let mut g = Game::from_text("W:WK46,K50,35,36:BK3,K5,15,16").unwrap();
+    shuffle_kings(&mut g, 50);
+    assert_eq!(g.result(), GameResult::Draw(DrawReason::TwentyFiveMoves));
+    searched_past(&g, DrawReason::TwentyFiveMoves);
+}
+
+/// [`shuffle_kings`] for a game already drawn by a rule (which that helper
+/// refuses): plies of king moves that give no capture.
+fn shuffle_kings_past(g: &mut Game, plies: usize) {
+    for _ in 0..plies {
+        let pos = *g.position();
+        let m = legal_moves(&pos)
+            .iter()
+            .filter(|m| !m.is_capture() && !has_capture(&pos.make(m)))
+            .min_by_key(|m| g.positions().iter().filter(|p| **p == pos.make(m)).count())
+            .copied()
+            .expect("a safe king move");
+        g.play(m).unwrap();
+    }
+}
+
+#[test]
+fn a_game_under_repetition_alone_has_no_other_draw() {
+    let mut g = Game::from_text("B:WK47,K45,K36:BK4").unwrap().with_draw_rules(DrawRules::Repetition);
+    shuffle_kings(&mut g, 40);
+    assert_eq!(g.result(), GameResult::Ongoing);
+    assert_eq!(g.passed_draw(), None);
+    assert_eq!("repetition".parse::<DrawRules>(), Ok(DrawRules::Repetition));
+    assert_eq!("FMJD".parse::<DrawRules>(), Ok(DrawRules::Fmjd));
+    assert!("threefold".parse::<DrawRules>().unwrap_err().to_string().contains("fmjd or repetition"));
 }
 
 /// Plays the king shuffle 46-41 3-9 41-46 9-3 46-41 3-9 41-46; Black to

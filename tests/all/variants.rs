@@ -6,7 +6,7 @@
 use dammer::engine::score::WIN_BAND;
 use dammer::engine::time::Limits;
 use dammer::engine::Engine;
-use dammer::rules::game::{draw_by_rule, DrawReason, EndgameRule, Game, GameResult, PlyState};
+use dammer::rules::game::{draw_by_rule, DrawReason, DrawRules, EndgameRule, Game, GameResult, PlyState};
 use dammer::rules::position::{Color, Position};
 use dammer::rules::variant::Variant;
 
@@ -43,10 +43,13 @@ fn in_losing_draughts_who_cannot_move_wins() {
 #[test]
 fn only_repetition_draws_outside_the_international_game() {
     let kings_only = PlyState { reversible: 60, endgame: None };
-    assert_eq!(draw_by_rule(Variant::Normal, kings_only, 1), Some(DrawReason::TwentyFiveMoves));
-    assert_eq!(draw_by_rule(Variant::Losing, kings_only, 1), None);
-    assert_eq!(draw_by_rule(Variant::Breakthrough, kings_only, 1), None);
-    assert_eq!(draw_by_rule(Variant::Losing, kings_only, 3), Some(DrawReason::Repetition));
+    assert_eq!(
+        draw_by_rule(Variant::Normal, DrawRules::Fmjd, kings_only, 1),
+        Some(DrawReason::TwentyFiveMoves)
+    );
+    assert_eq!(draw_by_rule(Variant::Losing, DrawRules::Fmjd, kings_only, 1), None);
+    assert_eq!(draw_by_rule(Variant::Breakthrough, DrawRules::Fmjd, kings_only, 1), None);
+    assert_eq!(draw_by_rule(Variant::Losing, DrawRules::Fmjd, kings_only, 3), Some(DrawReason::Repetition));
 }
 
 #[test]
@@ -265,8 +268,8 @@ fn killer_kings_stop_behind_a_captured_king() {
     // game is drawn, killer goes on; its 25-move king rule still holds.
     let pos = Position::from_fen("W:WK1,K2,K3:BK46").unwrap();
     let state = PlyState { reversible: 32, endgame: Some((EndgameRule::of(&pos).unwrap(), 32)) };
-    assert_eq!(draw_by_rule(Variant::Normal, state, 1), Some(DrawReason::SixteenMoves));
-    assert_eq!(draw_by_rule(Variant::Killer, state, 1), None);
+    assert_eq!(draw_by_rule(Variant::Normal, DrawRules::Fmjd, state, 1), Some(DrawReason::SixteenMoves));
+    assert_eq!(draw_by_rule(Variant::Killer, DrawRules::Fmjd, state, 1), None);
     let state = PlyState { reversible: 50, endgame: None };
-    assert_eq!(draw_by_rule(Variant::Killer, state, 1), Some(DrawReason::TwentyFiveMoves));
+    assert_eq!(draw_by_rule(Variant::Killer, DrawRules::Fmjd, state, 1), Some(DrawReason::TwentyFiveMoves));
 }

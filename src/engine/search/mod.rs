@@ -22,7 +22,7 @@ use crate::engine::score::{
 use crate::engine::time::{TimeManager, Verdict};
 use crate::engine::tt::{Bound, Entry, TranspositionTable};
 use crate::rules::frisian::{self, KingRuns};
-use crate::rules::game::{draw_by_rule, EndgameRule, PlyState};
+use crate::rules::game::{draw_by_rule, DrawRules, EndgameRule, PlyState};
 use crate::rules::movegen::{generate, generate_killer, is_promotion, Move, MoveList};
 use crate::rules::position::Position;
 use crate::rules::variant::Variant;
@@ -70,6 +70,9 @@ pub(crate) struct Shared<'a> {
     pub ply_limit: usize,
     /// The game's rules: how a game ends and which draw rules apply.
     pub variant: Variant,
+    /// The draw rules in force (`Game::rules_in_play`): past a draw its
+    /// client did not apply, repetition alone.
+    pub draw_rules: DrawRules,
     /// Frisian: the sides' king runs at the root (which moves are legal
     /// there depends on them); default otherwise.
     pub root_runs: KingRuns,
@@ -653,7 +656,8 @@ impl<'a> Searcher<'a> {
 
     /// The table score of `pos` if the tables settle it. A table win or loss
     /// is not trusted where a 16- or 5-move endgame rule may end the game
-    /// first (the tables ignore those rules); a draw always is.
+    /// first (the tables ignore those rules; under repetition alone they are
+    /// right); a draw always is.
     #[inline]
     fn probe_tables(&mut self, pos: &Position, ply: usize) -> Option<Score> {
         let tables = self.shared.egdb?;
@@ -661,7 +665,8 @@ impl<'a> Searcher<'a> {
             return None;
         }
         let v = tables.probe_with(pos, &mut self.probe_list)?;
-        let trusted = self.shared.egdb_mode == EgdbMode::Full && EndgameRule::of(pos).is_none();
+        let trusted = self.shared.egdb_mode == EgdbMode::Full
+            && (self.shared.draw_rules == DrawRules::Repetition || EndgameRule::of(pos).is_none());
         match v {
             Wdl::Draw => Some(0),
             Wdl::Win if trusted => Some(table_win(ply)),
@@ -795,7 +800,7 @@ impl<'a> Searcher<'a> {
             return Some(lost_in(ply));
         }
         let state = self.states[ply];
-        if draw_by_rule(variant, state, 0).is_some() || self.is_repetition(ply) {
+        if draw_by_rule(variant, self.shared.draw_rules, state, 0).is_some() || self.is_repetition(ply) {
             // A side without a legal move has lost (or, in losing draughts,
             // won), whatever the counters say.
             return Some(if self.has_move(pos, ply) { 0 } else { self.no_move(ply) });

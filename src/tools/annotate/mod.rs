@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::engine::options;
 use crate::engine::score::{self, Score, WIN_BAND};
 use crate::engine::{Engine, Limits};
-use crate::rules::game::{Game, GameResult};
+use crate::rules::game::{DrawReason, Game, GameResult};
 use crate::rules::movegen::Move;
 use crate::rules::notation::line_to_pdn;
 use crate::rules::pdn::{self, MoveNote, PdnGame};
@@ -229,6 +229,7 @@ pub fn write(
         tags.push((format!("{name}Blunders"), s.blunders.to_string()));
     }
     let positions = game.positions();
+    let passed = game.passed_draw().filter(|p| p.ply < game.moves().len());
     let notes: Vec<(Move, MoveNote)> = moves
         .iter()
         .enumerate()
@@ -247,6 +248,10 @@ pub fn write(
             if let Some(best) = r.lines.first() {
                 let line = &best.pv[..best.pv.len().min(COMMENT_PLIES)];
                 comment.push_str(&format!(" best {}", line_to_pdn(before, line)));
+            }
+            if passed.is_some_and(|p| p.ply == i + 1) {
+                let why = passed.map_or("", |p| p.reason.describe());
+                comment.push_str(&format!(" FMJD: {why} here; the game went on"));
             }
             let variation = match (m.glyph, r.lines.first()) {
                 ("?" | "??", Some(best)) => {
@@ -285,9 +290,16 @@ fn signed(s: Score) -> String {
 }
 
 /// Searches one position of a game (the game up to it, for the draw
-/// rules); a finished game gets its result's score at depth 0.
-fn report(engine: &mut Engine, game: &Game, limits: &Limits) -> PositionReport {
-    match game.result() {
+/// rules); a finished game gets its result's score at depth 0. A position
+/// the 25-, 16- or 5-move rule had drawn, from which the game went on
+/// (`goes_on`: a GUI that applies repetition alone), is searched as the
+/// game that went on.
+fn report(engine: &mut Engine, game: &Game, limits: &Limits, goes_on: bool) -> PositionReport {
+    let result = match game.result() {
+        GameResult::Draw(why) if goes_on && why != DrawReason::Repetition => GameResult::Ongoing,
+        r => r,
+    };
+    match result {
         GameResult::Ongoing => {
             let r = engine.search_quietly(game, limits);
             let mut lines = r.lines;
@@ -302,6 +314,13 @@ fn report(engine: &mut Engine, game: &Game, limits: &Limits) -> PositionReport {
         }
         GameResult::Draw(_) => PositionReport { score: 0, depth: 0, lines: Vec::new() },
     }
+}
+
+/// The number of the move that reaches the position `ply` plies after
+/// `start` (the PDN's move numbers: White's and Black's move share one).
+pub(crate) fn move_number(start: &crate::rules::position::Position, ply: usize) -> usize {
+    let black_first = usize::from(start.side() == Color::Black);
+    (ply + black_first).div_ceil(2)
 }
 
 /// The SVG file of game `index` (from 1) of `count`.
@@ -424,7 +443,7 @@ pub fn run_cli(args: &AnnotateArgs) -> Result<(), String> {
             if i > 0 {
                 prefix.play(game.moves()[i - 1]).map_err(|e| format!("game {}: {e}", index + 1))?;
             }
-            reports.push(report(&mut engine, &prefix, &limits));
+            reports.push(report(&mut engine, &prefix, &limits, i < game.moves().len()));
             searched += 1;
             let elapsed = started.elapsed().as_secs_f64();
             let left = elapsed / searched as f64 * (total_positions - searched) as f64;
@@ -456,6 +475,14 @@ pub fn run_cli(args: &AnnotateArgs) -> Result<(), String> {
             name("Black"),
             pdn_game.result.as_deref().unwrap_or("*")
         );
+        if let Some(p) = game.passed_draw().filter(|p| p.ply < game.moves().len()) {
+            println!(
+                "  {} after {} plies (move {}); the game went on, and the moves after it are analysed as played",
+                p.reason.describe(),
+                p.ply,
+                move_number(game.start(), p.ply)
+            );
+        }
         println!("  White ({}): {}", name("White"), summarise(&moves, Color::White));
         println!("  Black ({}): {}", name("Black"), summarise(&moves, Color::Black));
         if let Some(base) = &args.svg {

@@ -38,7 +38,7 @@ pub struct MatchArgs {
     /// Draw rules: `all` (threefold repetition, the 25-move and the
     /// 16/5-move rules) or `repetition` (threefold repetition only, as some
     /// GUIs play; --max-plies still ends a game).
-    #[arg(long, default_value = "all", value_parser = ["all", "repetition"])]
+    #[arg(long, default_value = "all", value_parser = ["all", "fmjd", "repetition"])]
     pub draw_rules: String,
     /// Openings: one FEN/Hub position a line, or a PDN file (default:
     /// the 79 two-move ballots shipped in bench/openings-2move.fen).
@@ -108,6 +108,17 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
             }
         }
     }
+    let draw_rules: DrawRules =
+        a.draw_rules.parse().map_err(|e: crate::rules::game::DrawRulesError| e.to_string())?;
+    if draw_rules != DrawRules::Fmjd {
+        // The engines are told which rules the runner applies (those that
+        // declare `draw-rules`: the others never hear of it).
+        for e in &mut engines {
+            if !e.params.iter().any(|(n, _)| n == "draw-rules") {
+                e.params.push(("draw-rules".into(), draw_rules.name().into()));
+            }
+        }
+    }
     let tc = match (a.movetime, a.tc) {
         (Some(t), None) => TimeControl::MoveTime(t.as_secs_f64()),
         (None, Some(text)) => TimeControl::parse_clock(&text)?,
@@ -160,7 +171,7 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
         tc,
         margin: a.margin,
         gui_overhead: a.gui_overhead,
-        draw_rules: if a.draw_rules == "repetition" { DrawRules::Repetition } else { DrawRules::All },
+        draw_rules,
         openings,
         games: a.games.map(|g| g as usize),
         concurrency: a.concurrency,

@@ -275,6 +275,10 @@ impl EngineProcess {
     /// Starts the engine and takes it through `hub` ... `wait`, the
     /// parameters, and `init` ... `ready`.
     pub fn start(spec: &EngineSpec, stop: &AtomicBool) -> Result<EngineProcess, EngineError> {
+        // Parameters the runner adds itself (its draw rules): only for the
+        // engines that declare them, since an engine may refuse, or even
+        // exit on, a parameter it does not know.
+        const SENT_WHEN_DECLARED: [&str; 1] = ["draw-rules"];
         if let Some(dir) = spec.dir.as_ref().filter(|d| !d.is_dir()) {
             return Err(EngineError::Spawn(format!("working directory {} does not exist", dir.display())));
         }
@@ -325,6 +329,9 @@ impl EngineProcess {
             params.insert(0, ("threads".into(), "1".into()));
         }
         for (name, value) in &params {
+            if SENT_WHEN_DECLARED.contains(&name.as_str()) && !declared.iter().any(|p| p == name) {
+                continue;
+            }
             if early {
                 engine.send(&format!("set {name} {value}"))?;
             } else {

@@ -105,16 +105,10 @@ pub struct ResignAdjudication {
     pub moves: u32,
 }
 
-/// Which draw rules end a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DrawRules {
-    /// Every FMJD rule: threefold repetition, the 25-move king rule and the
-    /// 16- and 5-move endgame rules.
-    All,
-    /// Threefold repetition only, as some GUIs play (long king endings then
-    /// go on to the maximum game length).
-    Repetition,
-}
+/// Which draw rules end a game: every FMJD rule, or threefold repetition
+/// only, as some GUIs play (long king endings then go on to the maximum game
+/// length). Engines that declare the Hub parameter `draw-rules` are told.
+pub use crate::rules::game::DrawRules;
 
 /// Everything a run needs.
 #[derive(Clone, Debug)]
@@ -282,6 +276,9 @@ pub struct Summary {
     pub stalls: (u64, Duration),
     /// Time charged per move, per engine, by move number.
     pub think: Vec<ThinkTable>,
+    /// Games played on past a point where an FMJD draw rule other than
+    /// repetition had drawn them (under `--draw-rules repetition`).
+    pub past_draws: PastDraws,
     /// Wall time.
     pub elapsed: Duration,
     /// Games counted from the PDN file of an earlier run (`resume`); the
@@ -429,6 +426,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         failures: vec![0; names.len()],
         stalls: (0, Duration::ZERO),
         think: vec![ThinkTable::default(); names.len()],
+        past_draws: PastDraws::default(),
         elapsed: Duration::ZERO,
         resumed: 0,
     };
@@ -504,6 +502,22 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                 record.outcome,
                 record.forfeit,
             );
+            if let Some(past) = past_draw(&record, cfg.variant) {
+                summary.past_draws.games += 1;
+                summary.past_draws.outcomes[record.outcome as usize] += 1;
+                if past.lost_unsearched {
+                    let why = format!(
+                        "game {}: lost after the loser scored 0.00 at depth 40 or more past the draw at ply {} \
+                         ({}): a move played as if the game were over",
+                        record.number,
+                        past.ply,
+                        past.reason.describe()
+                    );
+                    summary.faults.push(why.clone());
+                    summary.past_draws.suspect.push(record.number);
+                    progress(&why);
+                }
+            }
             summary.stalls.0 += record.stalls.len() as u64;
             summary.stalls.1 = record.stalls.iter().fold(summary.stalls.1, |m, s| m.max(*s));
             for &(engine, number, seconds) in &record.think {
@@ -566,6 +580,66 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     });
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// Games that went on past an FMJD draw by rule (the 25-, 16- or 5-move
+/// rule), which the FMJD would have ended there.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PastDraws {
+    /// How many.
+    pub games: u32,
+    /// Their outcomes, indexed by [`Outcome`] (White wins, Black wins, draw).
+    pub outcomes: [u32; 3],
+    /// The numbers of those lost by a side whose own search had scored the
+    /// position 0.00 past the draw point at a depth no real search reaches
+    /// (40 or more): the sign of an engine that took the game for over and
+    /// played a move it did not search.
+    pub suspect: Vec<usize>,
+}
+
+/// A reported depth at or beyond which a 0.00 says the search saw every line
+/// end at once (see [`past_draw`]).
+const UNSEARCHED_DEPTH: u32 = 40;
+
+/// Where a played game passed an FMJD draw by rule, if it did.
+struct PastDraw {
+    ply: usize,
+    reason: crate::rules::game::DrawReason,
+    /// The game was lost by a side that scored 0.00 on a move past the point.
+    lost_unsearched: bool,
+}
+
+/// Whether `record` went on past an FMJD draw by rule (a move was played
+/// from the drawn position), and whether the loser scored 0.00 after it.
+fn past_draw(record: &GameRecord, variant: Variant) -> Option<PastDraw> {
+    let mut game = Game::with_variant(record.start, variant);
+    for (m, _) in &record.moves {
+        game.play(*m).ok()?;
+    }
+    let passed = game.passed_draw().filter(|p| p.ply < record.moves.len())?;
+    let loser = match record.outcome {
+        Outcome::WhiteWins => Some(Color::Black),
+        Outcome::BlackWins => Some(Color::White),
+        Outcome::Draw => None,
+    };
+    // The sign of a search that took the game for over: 0.00 at a depth
+    // no real search of a move reaches (every line ends at once, so the
+    // iterations run to the end: "0.00/100" in issue 50's games). A plain
+    // 0.00 at depth 5 is an honest score of a drawish king ending.
+    let zero = |c: &Option<String>| {
+        let mut fields = c.as_deref().unwrap_or("").split(' ').next().unwrap_or("").split('/');
+        let score = fields.next().and_then(|s| s.parse::<f64>().ok());
+        let depth = fields.next().and_then(|d| d.parse::<u32>().ok());
+        score == Some(0.0) && depth.is_some_and(|d| d >= UNSEARCHED_DEPTH)
+    };
+    let lost_unsearched = loser.is_some_and(|l| {
+        game.positions()[..record.moves.len()]
+            .iter()
+            .zip(&record.moves)
+            .skip(passed.ply)
+            .any(|(pos, (_, comment))| pos.side() == l && zero(comment))
+    });
+    Some(PastDraw { ply: passed.ply, reason: passed.reason, lost_unsearched })
 }
 
 /// Counts one finished game (played now or resumed from the PDN file) in
@@ -739,7 +813,7 @@ fn play_game(
     stop: &AtomicBool,
 ) -> Option<GameRecord> {
     let opening = &cfg.openings[job.opening];
-    let mut game = Game::with_variant(opening.start, cfg.variant);
+    let mut game = Game::with_variant(opening.start, cfg.variant).with_draw_rules(cfg.draw_rules);
     for m in &opening.moves {
         // Checked when the openings were read.
         let _ = game.play(*m);
@@ -797,15 +871,7 @@ fn play_game(
     let opening_plies = game.moves().len();
     let margin = cfg.margin.as_secs_f64();
     loop {
-        let result = match game.result() {
-            GameResult::Draw(why)
-                if cfg.draw_rules == DrawRules::Repetition && why != DrawReason::Repetition =>
-            {
-                GameResult::Ongoing
-            }
-            other => other,
-        };
-        match result {
+        match game.result() {
             GameResult::Ongoing => {}
             GameResult::Win(c) => {
                 record.outcome = if c == Color::White { Outcome::WhiteWins } else { Outcome::BlackWins };
@@ -1088,6 +1154,22 @@ pub fn report(summary: &Summary, sprt: Option<Sprt>) -> Vec<String> {
     } else {
         lines.push("games lost on time or by an engine failure: none".into());
     }
+    let past = &summary.past_draws;
+    if past.games > 0 {
+        lines.push(format!(
+            "games played on past an FMJD draw by rule: {} (White won {}, Black won {}, drawn {}); \
+             lost after the loser's own search took the game for over (0.00 at depth 40+) past that point: {}",
+            past.games,
+            past.outcomes[Outcome::WhiteWins as usize],
+            past.outcomes[Outcome::BlackWins as usize],
+            past.outcomes[Outcome::Draw as usize],
+            if past.suspect.is_empty() {
+                "none".to_string()
+            } else {
+                past.suspect.iter().map(|n| format!("game {n}")).collect::<Vec<_>>().join(", ")
+            }
+        ));
+    }
     if summary.stalls.0 > 0 {
         lines.push(format!(
             "moves on which the machine kept an engine from running for {} ms or more (not charged): {}, \
@@ -1165,7 +1247,7 @@ mod tests {
             tc: TimeControl::MoveTime(0.1),
             margin: Duration::from_millis(50),
             gui_overhead: Duration::ZERO,
-            draw_rules: DrawRules::All,
+            draw_rules: DrawRules::Fmjd,
             openings: crate::rules::openings::parse_openings(crate::rules::openings::DEFAULT_OPENINGS, false)
                 .unwrap(),
             games: Some(4),
