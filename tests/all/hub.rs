@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::common::Rng;
+use crate::common::{gwdgui_past_five_moves, Rng, GWDGUI_PAST_FIVE_MOVES};
 use dammer::rules::game::Game;
 
 struct Hub {
@@ -535,29 +535,17 @@ fn the_variant_parameter() {
     hub.close();
 }
 
-/// GWDGUI's game of issue 50, as it sends it: two kings against one past
-/// the 5-move rule. The first legal move, 3-8, loses both kings.
-const PAST_FIVE_MOVES: &str =
-    "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-27 18-22 \
-    27x18x22 12x23x18 33-28 23x32x28 37x28x32 13-18 41-37 17-21 39-33 9-13 44-39 7-12 50-44 1-7 37-32 21-26 \
-    34-30 26x37x31 42x31x37 16-21 31-26 20-25 26x17x21 11x22x17 28x17x22 12x21x17 36-31 25x34x30 39x30x34 \
-    21-26 31-27 7-11 46-41 8-12 43-39 12-17 41-36 2-8 27-21 19-23 21x12x17 8x17x12 40-34 11-16 30-24 6-11 \
-    33-28 15-20 28x8x23x13 20x40x24x34 45x34x40 3x12x8 39-33 16-21 44-39 17-22 32-28 11-17 34-29 4-9 39-34 \
-    21-27 35-30 9-13 30-24 27-31 36x27x31 22x31x27 49-44 31-36 44-40 26-31 48-42 31-37 42x31x37 36x27x31 \
-    40-35 27-31 38-32 10-15 34-30 5-10 28-23 14-20 23-19 18-22 19x8x13 12x3x8 30-25 31-37 25x5x20x10 \
-    37x39x32x33 5-37 17-21 37-32 39-44 32x16x21 44-50 16-32 50-45 32-23 22-28 23x46x28 45x7x29 46-37 7-12 \
-    37-28 12-18 28-17 18-7 17-39 7-23 39-30 23-45 30-43 45-18 43-49 18-34 49-32 34-48 32-38 3-9 38-32 48-39 \
-    32-23 39-43 23-12 9-13 47-42 43-30 12-29 30x19x24 29-24 19x30x24 35x24x30 13-18 24-19 18-23 19x28x23 \
-    15-20 28-23 20-25 23-19 25-30 19-14 30-34 42-37 34-39 14-9 39-43 9-3 43-49 37-31 49-16 31-26 16-2 26-21 \
-    2-7 21-16 7-1 16-11 1-6 11-7 6-1 7-2 1-6 2-7 6-1\"";
+/// GWDGUI's `pos` line of issue 50, as it sends it.
+fn past_five_moves_pos() -> String {
+    format!(
+        "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"{}\"",
+        GWDGUI_PAST_FIVE_MOVES.split_whitespace().collect::<Vec<_>>().join(" ")
+    )
+}
 
-/// The game of [`PAST_FIVE_MOVES`] and the position after `mv` there.
+/// The position after `mv` in [`GWDGUI_PAST_FIVE_MOVES`].
 fn after_past_five_moves(mv: &str) -> dammer::rules::position::Position {
-    let text = PAST_FIVE_MOVES.split("moves=\"").nth(1).unwrap().trim_end_matches('"');
-    let mut g = Game::default();
-    for m in text.split_whitespace() {
-        g.play_text(m).unwrap();
-    }
+    let mut g = gwdgui_past_five_moves();
     g.play_text(mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
     *g.position()
 }
@@ -572,7 +560,7 @@ fn a_gui_that_plays_on_past_a_draw_by_rule_gets_searched_moves() {
     hub.send("init");
     hub.until("ready", Duration::from_secs(10));
     for _ in 0..2 {
-        hub.send(PAST_FIVE_MOVES);
+        hub.send(&past_five_moves_pos());
         hub.send("level move-time=0.3");
         hub.send("go think");
         let lines = hub.until("done", Duration::from_secs(5));
@@ -587,7 +575,7 @@ fn a_gui_that_plays_on_past_a_draw_by_rule_gets_searched_moves() {
     // A bad value is an error and changes nothing; the rules can be set.
     hub.send("set-param name=draw-rules value=threefold");
     hub.send("set-param name=draw-rules value=repetition");
-    hub.send(PAST_FIVE_MOVES);
+    hub.send(&past_five_moves_pos());
     hub.send("level move-time=0.2");
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));

@@ -273,23 +273,34 @@ impl Kernel {
     /// The fastest kernel this processor runs. `DAMMER_NO_SIMD` (set to
     /// anything) forces the scalar one, `DAMMER_NO_AVX512` stops at AVX2.
     pub fn best_available() -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::env::var_os("DAMMER_NO_SIMD").is_some() {
-                return Kernel::Scalar;
-            }
-            if std::env::var_os("DAMMER_NO_AVX512").is_none()
-                && std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512vnni")
-            {
-                return Kernel::Avx512;
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                return Kernel::Avx2;
-            }
+        if std::env::var_os("DAMMER_NO_SIMD").is_some() {
+            return Kernel::Scalar;
         }
-        Kernel::Scalar
+        let no_avx512 = std::env::var_os("DAMMER_NO_AVX512").is_some();
+        if !no_avx512 && Kernel::Avx512.runs_here() {
+            Kernel::Avx512
+        } else if Kernel::Avx2.runs_here() {
+            Kernel::Avx2
+        } else {
+            Kernel::Scalar
+        }
+    }
+
+    /// Whether this processor has the kernel's instructions.
+    pub fn runs_here(self) -> bool {
+        match self {
+            Kernel::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512vnni")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
     }
 
     /// Its name, as `dammer bench --network` prints it.
@@ -411,20 +422,7 @@ impl Network {
     /// processor lacks its instructions (to test the kernels against each
     /// other).
     pub fn with_kernel(&self, kernel: Kernel) -> Option<Network> {
-        let available = match kernel {
-            Kernel::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512bw")
-                    && std::arch::is_x86_feature_detected!("avx512vnni")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
-        };
-        available.then(|| Network {
+        kernel.runs_here().then(|| Network {
             p: self.p.clone(),
             w2_pairs: self.w2_pairs.clone(),
             kernel,
@@ -542,12 +540,12 @@ impl Network {
 
     /// The accumulator of `pos`, computed from scratch.
     pub fn refresh(&self, pos: &Position) -> Accumulator {
-        let mut acc = Accumulator { sets: piece_sets(pos), views: [Cells([0; HIDDEN]); 2] };
-        for view in &mut acc.views {
+        // The biases with no pieces, updated by every piece of `pos`.
+        let mut empty = Accumulator { sets: [0; 4], views: [Cells([0; HIDDEN]); 2] };
+        for view in &mut empty.views {
             view.0.copy_from_slice(&self.p.b1);
         }
-        let mut empty = acc;
-        empty.sets = [0; 4];
+        let mut acc = empty;
         // SAFETY: both point to whole accumulators, and no reference to
         // `acc` is live during the call.
         unsafe { self.update_raw(&empty, &mut acc, &piece_sets(pos)) };
@@ -706,7 +704,7 @@ fn row_of(kind: usize, bit: u32, view: usize) -> usize {
     }
 }
 
-/// One view of an update on the scalar path (see [`avx2::update_view`]).
+/// One view of an update on the scalar path (see `update_view_body`).
 ///
 /// # Safety
 /// `src` and `dst` point to [`HIDDEN`] cells each (possibly the same).
@@ -737,6 +735,45 @@ unsafe fn update_view_scalar(
     unsafe { dst.cast::<[i16; HIDDEN]>().write_unaligned(cells) };
 }
 
+/// The body of a SIMD kernel's `update_view` (one per register width, the
+/// same steps): `src` plus the rows of the pieces of `new` not in `old`,
+/// minus those of `old` not in `new`, into `dst`, for one view, with the
+/// cells held in registers across all the rows (wrapping i16 sums, as the
+/// scalar path). `$zero`, `$load`, `$add`, `$sub` and `$store` are the
+/// width's intrinsics, `$lanes` its cells a register.
+#[cfg(target_arch = "x86_64")]
+macro_rules! update_view_body {
+    ($src:ident, $dst:ident, $w1:ident, $old:ident, $new:ident, $view:ident;
+     $lanes:expr, $zero:ident, $load:ident, $add:ident, $sub:ident, $store:ident) => {{
+        let mut c = [$zero(); HIDDEN / $lanes];
+        for (i, x) in c.iter_mut().enumerate() {
+            // SAFETY: `src` holds HIDDEN cells; unaligned load.
+            *x = unsafe { $load($src.add($lanes * i).cast()) };
+        }
+        // Removals and additions in loops of their own: no branch per row.
+        for kind in 0..4 {
+            for bit in Bits($old[kind] & !$new[kind]) {
+                let row = &$w1[row_of(kind, bit, $view) * HIDDEN..][..HIDDEN];
+                for (i, x) in c.iter_mut().enumerate() {
+                    // SAFETY: `row` has HIDDEN elements; unaligned load.
+                    *x = $sub(*x, unsafe { $load(row.as_ptr().add($lanes * i).cast()) });
+                }
+            }
+            for bit in Bits($new[kind] & !$old[kind]) {
+                let row = &$w1[row_of(kind, bit, $view) * HIDDEN..][..HIDDEN];
+                for (i, x) in c.iter_mut().enumerate() {
+                    // SAFETY: as above.
+                    *x = $add(*x, unsafe { $load(row.as_ptr().add($lanes * i).cast()) });
+                }
+            }
+        }
+        for (i, x) in c.iter().enumerate() {
+            // SAFETY: `dst` holds HIDDEN cells; every read of `src` is done.
+            unsafe { $store($dst.add($lanes * i).cast(), *x) };
+        }
+    }};
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{row_of, Bitboard, Bits, Cells, HIDDEN, L2, QA};
@@ -746,10 +783,7 @@ mod avx2 {
     const CHUNKS: usize = HIDDEN / LANES;
     const _: () = assert!(HIDDEN.is_multiple_of(LANES));
 
-    /// Writes `src` plus the rows of the pieces of `new` not in `old`,
-    /// minus those of `old` not in `new`, into `dst`, for one view: the
-    /// cells stay in registers across all the rows (wrapping i16 sums, as
-    /// the scalar path).
+    /// One view of an update (see `update_view_body`), 16 cells a register.
     ///
     /// # Safety
     /// The processor must have AVX2; `src` and `dst` point to [`HIDDEN`]
@@ -763,35 +797,8 @@ mod avx2 {
         new: &[Bitboard; 4],
         view: usize,
     ) {
-        let mut c = [_mm256_setzero_si256(); CHUNKS];
-        for (i, x) in c.iter_mut().enumerate() {
-            // SAFETY: `src` holds HIDDEN cells; unaligned load.
-            *x = unsafe { _mm256_loadu_si256(src.add(LANES * i).cast()) };
-        }
-        for kind in 0..4 {
-            for bit in Bits(old[kind] & !new[kind]) {
-                let row = &w1[row_of(kind, bit, view) * HIDDEN..][..HIDDEN];
-                for (i, x) in c.iter_mut().enumerate() {
-                    // SAFETY: `row` has HIDDEN elements; unaligned load.
-                    *x = _mm256_sub_epi16(*x, unsafe {
-                        _mm256_loadu_si256(row.as_ptr().add(LANES * i).cast())
-                    });
-                }
-            }
-            for bit in Bits(new[kind] & !old[kind]) {
-                let row = &w1[row_of(kind, bit, view) * HIDDEN..][..HIDDEN];
-                for (i, x) in c.iter_mut().enumerate() {
-                    // SAFETY: as above.
-                    *x = _mm256_add_epi16(*x, unsafe {
-                        _mm256_loadu_si256(row.as_ptr().add(LANES * i).cast())
-                    });
-                }
-            }
-        }
-        for (i, x) in c.iter().enumerate() {
-            // SAFETY: `dst` holds HIDDEN cells; every read of `src` is done.
-            unsafe { _mm256_storeu_si256(dst.add(LANES * i).cast(), *x) };
-        }
+        update_view_body!(src, dst, w1, old, new, view;
+            LANES, _mm256_setzero_si256, _mm256_loadu_si256, _mm256_add_epi16, _mm256_sub_epi16, _mm256_storeu_si256)
     }
 
     /// The second layer: clipped ReLU of both views, then one i16 x i16 ->
@@ -849,7 +856,7 @@ mod avx512 {
     // One register holds the 16 outputs; the pair loop takes 8 at a time.
     const _: () = assert!(HIDDEN.is_multiple_of(LANES) && HIDDEN.is_multiple_of(8) && L2 == 16);
 
-    /// [`super::avx2::update_view`] with 32 cells a register.
+    /// One view of an update (see `update_view_body`), 32 cells a register.
     ///
     /// # Safety
     /// The processor must have AVX-512 F and BW; `src` and `dst` point to
@@ -864,35 +871,8 @@ mod avx512 {
         new: &[Bitboard; 4],
         view: usize,
     ) {
-        let mut c = [_mm512_setzero_si512(); CHUNKS];
-        for (i, x) in c.iter_mut().enumerate() {
-            // SAFETY: `src` holds HIDDEN cells; unaligned load.
-            *x = unsafe { _mm512_loadu_si512(src.add(LANES * i).cast()) };
-        }
-        for kind in 0..4 {
-            for bit in Bits(old[kind] & !new[kind]) {
-                let row = &w1[row_of(kind, bit, view) * HIDDEN..][..HIDDEN];
-                for (i, x) in c.iter_mut().enumerate() {
-                    // SAFETY: `row` has HIDDEN elements; unaligned load.
-                    *x = _mm512_sub_epi16(*x, unsafe {
-                        _mm512_loadu_si512(row.as_ptr().add(LANES * i).cast())
-                    });
-                }
-            }
-            for bit in Bits(new[kind] & !old[kind]) {
-                let row = &w1[row_of(kind, bit, view) * HIDDEN..][..HIDDEN];
-                for (i, x) in c.iter_mut().enumerate() {
-                    // SAFETY: as above.
-                    *x = _mm512_add_epi16(*x, unsafe {
-                        _mm512_loadu_si512(row.as_ptr().add(LANES * i).cast())
-                    });
-                }
-            }
-        }
-        for (i, x) in c.iter().enumerate() {
-            // SAFETY: `dst` holds HIDDEN cells; every read of `src` is done.
-            unsafe { _mm512_storeu_si512(dst.add(LANES * i).cast(), *x) };
-        }
+        update_view_body!(src, dst, w1, old, new, view;
+            LANES, _mm512_setzero_si512, _mm512_loadu_si512, _mm512_add_epi16, _mm512_sub_epi16, _mm512_storeu_si512)
     }
 
     /// The second layer: both views clipped into one buffer, then each
