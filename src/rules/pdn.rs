@@ -14,6 +14,9 @@ pub struct PdnGame {
     pub tags: Vec<(String, String)>,
     /// Moves as written.
     pub moves: Vec<String>,
+    /// The comment (`{...}`) written after each move, if any: one entry a
+    /// move (what `dammer match` writes there: score/depth and time).
+    pub comments: Vec<Option<String>>,
     /// The result token (`2-0`, `1-1`, `0-2`, `*`), if any.
     pub result: Option<String>,
 }
@@ -104,18 +107,35 @@ pub fn read(text: &str) -> Result<Vec<PdnGame>, String> {
             '{' | '(' => {
                 let close = if c == '{' { '}' } else { ')' };
                 let mut depth = 0;
+                let mut body = String::new();
                 loop {
                     match chars.next() {
-                        Some((_, ch)) if ch == c => depth += 1,
+                        Some((_, ch)) if ch == c => {
+                            depth += 1;
+                            if depth > 1 {
+                                body.push(ch);
+                            }
+                        }
                         Some((_, ch)) if ch == close => {
                             depth -= 1;
                             if depth == 0 {
                                 break;
                             }
+                            body.push(ch);
                         }
-                        Some((_, '\n')) => line += 1,
-                        Some(_) => {}
+                        Some((_, ch)) => {
+                            if ch == '\n' {
+                                line += 1;
+                            }
+                            body.push(if ch == '\n' { ' ' } else { ch });
+                        }
                         None => return Err(format!("line {line}: {c} not closed")),
+                    }
+                }
+                // A comment belongs to the move before it (the first one, if several).
+                if c == '{' && in_moves {
+                    if let Some(slot @ None) = game.comments.last_mut() {
+                        *slot = Some(body.trim().to_string());
                     }
                 }
             }
@@ -151,6 +171,7 @@ pub fn read(text: &str) -> Result<Vec<PdnGame>, String> {
                     return Err(format!("line {line}: cannot read {token:?} as a move"));
                 }
                 game.moves.push(mv.to_string());
+                game.comments.push(None);
             }
         }
     }
@@ -386,6 +407,9 @@ mod tests {
         assert_eq!(read_back[0].result.as_deref(), Some("1-1"));
         let replayed = read_back[1].replay().unwrap();
         assert_eq!(replayed.moves(), game.moves());
+        // Each move's comment comes back with it.
+        let comments: Vec<_> = moves.iter().map(|(_, c)| c.clone()).collect();
+        assert_eq!(read_back[1].comments, comments);
     }
 
     #[test]
@@ -394,6 +418,8 @@ mod tests {
         let games = read(text).unwrap();
         assert_eq!(games.len(), 1);
         assert_eq!(games[0].moves, vec!["19-23", "32-28", "23x32", "37x28"]);
+        // A variation's comment is no comment of the game's moves.
+        assert_eq!(games[0].comments, vec![None; 4]);
         let g = games[0].replay().unwrap();
         assert_eq!(g.moves().len(), 4);
         assert_eq!(g.result(), GameResult::Ongoing);

@@ -438,6 +438,9 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
     let mut half_pairs: HashMap<(usize, usize), u8> = HashMap::new();
     for r in &resumed {
         count_game(&mut summary, &mut half_pairs, &jobs[r.number - 1], r.outcome, r.forfeit);
+        if let Some(past) = &r.past {
+            count_past_draw(&mut summary, r.number, r.outcome, past);
+        }
     }
     let done: std::collections::HashSet<usize> = resumed.iter().map(|r| r.number).collect();
     let todo: Vec<Job> = jobs.iter().filter(|j| !done.contains(&j.number)).copied().collect();
@@ -503,18 +506,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
                 record.forfeit,
             );
             if let Some(past) = past_draw(&record, cfg.variant) {
-                summary.past_draws.games += 1;
-                summary.past_draws.outcomes[record.outcome as usize] += 1;
-                if past.lost_unsearched {
-                    let why = format!(
-                        "game {}: lost after the loser scored 0.00 at depth 40 or more past the draw at ply {} \
-                         ({}): a move played as if the game were over",
-                        record.number,
-                        past.ply,
-                        past.reason.describe()
-                    );
-                    summary.faults.push(why.clone());
-                    summary.past_draws.suspect.push(record.number);
+                if let Some(why) = count_past_draw(&mut summary, record.number, record.outcome, &past) {
                     progress(&why);
                 }
             }
@@ -602,6 +594,7 @@ pub struct PastDraws {
 const UNSEARCHED_DEPTH: u32 = 40;
 
 /// Where a played game passed an FMJD draw by rule, if it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct PastDraw {
     ply: usize,
     reason: crate::rules::game::DrawReason,
@@ -612,12 +605,23 @@ struct PastDraw {
 /// Whether `record` went on past an FMJD draw by rule (a move was played
 /// from the drawn position), and whether the loser scored 0.00 after it.
 fn past_draw(record: &GameRecord, variant: Variant) -> Option<PastDraw> {
-    let mut game = Game::with_variant(record.start, variant);
-    for (m, _) in &record.moves {
+    past_draw_of(record.start, &record.moves, record.outcome, variant)
+}
+
+/// [`past_draw`] of a game given by its start, its moves with their
+/// comments, and its result.
+fn past_draw_of(
+    start: Position,
+    moves: &[(Move, Option<String>)],
+    outcome: Outcome,
+    variant: Variant,
+) -> Option<PastDraw> {
+    let mut game = Game::with_variant(start, variant);
+    for (m, _) in moves {
         game.play(*m).ok()?;
     }
-    let passed = game.passed_draw().filter(|p| p.ply < record.moves.len())?;
-    let loser = match record.outcome {
+    let passed = game.passed_draw().filter(|p| p.ply < moves.len())?;
+    let loser = match outcome {
         Outcome::WhiteWins => Some(Color::Black),
         Outcome::BlackWins => Some(Color::White),
         Outcome::Draw => None,
@@ -633,13 +637,38 @@ fn past_draw(record: &GameRecord, variant: Variant) -> Option<PastDraw> {
         score == Some(0.0) && depth.is_some_and(|d| d >= UNSEARCHED_DEPTH)
     };
     let lost_unsearched = loser.is_some_and(|l| {
-        game.positions()[..record.moves.len()]
+        game.positions()[..moves.len()]
             .iter()
-            .zip(&record.moves)
+            .zip(moves)
             .skip(passed.ply)
             .any(|(pos, (_, comment))| pos.side() == l && zero(comment))
     });
     Some(PastDraw { ply: passed.ply, reason: passed.reason, lost_unsearched })
+}
+
+/// Counts a game that went on past an FMJD draw by rule (played now or
+/// resumed from the PDN file); returns the fault to tell when it was lost
+/// by a move played as if the game were over.
+fn count_past_draw(
+    summary: &mut Summary,
+    number: usize,
+    outcome: Outcome,
+    past: &PastDraw,
+) -> Option<String> {
+    summary.past_draws.games += 1;
+    summary.past_draws.outcomes[outcome as usize] += 1;
+    if !past.lost_unsearched {
+        return None;
+    }
+    let why = format!(
+        "game {number}: lost after the loser scored 0.00 at depth 40 or more past the draw at ply {} \
+         ({}): a move played as if the game were over",
+        past.ply,
+        past.reason.describe()
+    );
+    summary.faults.push(why.clone());
+    summary.past_draws.suspect.push(number);
+    Some(why)
 }
 
 /// Counts one finished game (played now or resumed from the PDN file) in
@@ -689,6 +718,9 @@ struct Resumed {
     number: usize,
     outcome: Outcome,
     forfeit: Option<(usize, Forfeit)>,
+    /// Where the game went on past an FMJD draw by rule (read back with
+    /// the moves' comments, so the check of the loser's scores holds too).
+    past: Option<PastDraw>,
 }
 
 /// The games `path` holds, each checked against this match's schedule
@@ -758,7 +790,10 @@ fn resumed_games(
             (Some(FAILURE), Some(l)) => Some((l, Forfeit::Failure)),
             _ => None,
         };
-        out.push(Resumed { number: job.number, outcome, forfeit });
+        let moves: Vec<(Move, Option<String>)> =
+            replayed.moves().iter().copied().zip(g.comments.iter().cloned()).collect();
+        let past = past_draw_of(*replayed.start(), &moves, outcome, cfg.variant);
+        out.push(Resumed { number: job.number, outcome, forfeit, past });
     }
     Ok(out)
 }
@@ -1236,6 +1271,75 @@ mod tests {
         for huge in ["1e30", "10+1e30", "inf"] {
             assert!(TimeControl::parse_clock(huge).is_ok(), "{huge}");
         }
+    }
+
+    /// A game of two kings against one played on past the 5-move rule's
+    /// draw at ply 10, with the comments `comment(ply)` gives its moves.
+    fn king_ending(outcome: Outcome, comment: impl Fn(usize) -> Option<String>) -> GameRecord {
+        let start = *Game::from_text("W:WK46,K50:BK1").unwrap().position();
+        let mut pos = start;
+        let mut moves = Vec::new();
+        for (ply, text) in
+            "50-44 1-7 44-39 7-12 46-41 12-8 39-44 8-2 41-46 2-7 44-50 7-1".split(' ').enumerate()
+        {
+            let m = crate::rules::notation::parse_move(&pos, text).unwrap();
+            pos = pos.make(&m);
+            moves.push((m, comment(ply)));
+        }
+        GameRecord {
+            number: 7,
+            white: 0,
+            black: 1,
+            outcome,
+            termination: String::new(),
+            start,
+            moves,
+            faults: Vec::new(),
+            forfeit: None,
+            stalls: Vec::new(),
+            think: Vec::new(),
+            pairing: 0,
+        }
+    }
+
+    #[test]
+    fn a_game_lost_past_a_draw_after_an_unsearched_zero_is_flagged() {
+        use crate::rules::game::DrawReason;
+        // White (even plies) scores 0.00 at depth 100 past the point and loses.
+        let bug = |ply: usize| {
+            Some(if ply >= 10 && ply.is_multiple_of(2) { "0.00/100 0.001s" } else { "+0.10/12 0.2s" }.into())
+        };
+        let past = past_draw(&king_ending(Outcome::BlackWins, bug), Variant::Normal).unwrap();
+        assert_eq!((past.ply, past.reason, past.lost_unsearched), (10, DrawReason::FiveMoves, true));
+        // The same zeros from the winner, a plain 0.00 at an honest depth,
+        // a zero before the point, or a drawn game: not flagged.
+        assert!(!past_draw(&king_ending(Outcome::WhiteWins, bug), Variant::Normal).unwrap().lost_unsearched);
+        let honest =
+            |ply: usize| Some(if ply.is_multiple_of(2) { "0.00/7 0.1s" } else { "-0.10/9 0.1s" }.into());
+        assert!(
+            !past_draw(&king_ending(Outcome::BlackWins, honest), Variant::Normal).unwrap().lost_unsearched
+        );
+        let early = |ply: usize| (ply == 4).then(|| "0.00/100 0.001s".to_string());
+        assert!(
+            !past_draw(&king_ending(Outcome::BlackWins, early), Variant::Normal).unwrap().lost_unsearched
+        );
+        assert!(!past_draw(&king_ending(Outcome::Draw, bug), Variant::Normal).unwrap().lost_unsearched);
+        // Read back from the PDN file (a resumed match), the same verdict.
+        let lost = king_ending(Outcome::BlackWins, bug);
+        let text = pdn::write_game(
+            &pdn::GameTags { result: "0-2".into(), ..Default::default() },
+            &lost.start,
+            &lost.moves,
+        );
+        let read = &pdn::read(&text).unwrap()[0];
+        let replayed = read.replay().unwrap();
+        let moves: Vec<_> = replayed.moves().iter().copied().zip(read.comments.iter().cloned()).collect();
+        let again = past_draw_of(*replayed.start(), &moves, Outcome::BlackWins, Variant::Normal).unwrap();
+        assert_eq!(again, past);
+        // A game that ends at the draw point did not go on past it.
+        let mut ended = king_ending(Outcome::Draw, bug);
+        ended.moves.truncate(10);
+        assert!(past_draw(&ended, Variant::Normal).is_none());
     }
 
     #[test]
