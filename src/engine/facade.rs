@@ -439,11 +439,11 @@ impl Core {
         let on_info: &mut dyn FnMut(&Info) = &mut report;
         let history: Vec<u64> = game.positions().iter().map(|p| p.key()).collect();
         let state = game.state();
-        let root: RootResult = self.threads.run(
+        let (main_root, helpers): (RootResult, Vec<RootResult>) = self.threads.run(
             control,
             |id| {
                 let mut s = Searcher::new(&shared, id, pos, &history, state);
-                s.iterate(max_depth);
+                s.iterate(max_depth)
             },
             || {
                 let mut s = Searcher::new(&shared, 0, pos, &history, state);
@@ -454,6 +454,20 @@ impl Core {
             },
         );
         let nodes = shared.nodes.load(std::sync::atomic::Ordering::Relaxed);
+        let (root, thread) = crate::engine::threads::vote(main_root, helpers, shared.multipv);
+        if thread != 0 {
+            // The last line a client saw was the main thread's: show the one played.
+            on_info(&Info {
+                depth: root.depth,
+                mean_depth: root.mean_depth,
+                score: root.score,
+                nodes,
+                time: start.elapsed(),
+                pv: root.pv.clone(),
+                lines: Vec::new(),
+                partial: false,
+            });
+        }
         SearchResult {
             best: root.best,
             ponder: root.pv.get(1).copied(),

@@ -44,6 +44,22 @@ pub fn run(
     threads: usize,
     hash_mb: usize,
     eval: Evaluation,
+    line: impl FnMut(&str),
+) -> BenchReport {
+    let positions: Vec<(String, String)> =
+        POSITIONS.iter().map(|(name, fen)| (name.to_string(), fen.to_string())).collect();
+    run_positions(&positions, depth, threads, hash_mb, eval, line)
+}
+
+/// [`run`] over `positions` (name, FEN or Hub string) instead of the
+/// built-in set. Each line also gives the position's time and nodes a
+/// second: what `bench/smp.sh` compares between thread counts.
+pub fn run_positions(
+    positions: &[(String, String)],
+    depth: u32,
+    threads: usize,
+    hash_mb: usize,
+    eval: Evaluation,
     mut line: impl FnMut(&str),
 ) -> BenchReport {
     let mut engine = Engine::new(threads, hash_mb);
@@ -51,9 +67,9 @@ pub fn run(
     let limits = Limits { depth: Some(depth), analysis: true, ..Limits::default() };
     let mut nodes = 0;
     let start = Instant::now();
-    for (k, (name, fen)) in POSITIONS.iter().enumerate() {
+    for (k, (name, fen)) in positions.iter().enumerate() {
         // The position's number tells a person how far a long bench is.
-        let name = format!("{:>2}/{} {name}", k + 1, POSITIONS.len());
+        let name = format!("{:>2}/{} {name}", k + 1, positions.len());
         let Ok(game) = Game::from_text(fen) else {
             line(&format!("{name}: bad bench position {fen}"));
             continue;
@@ -63,11 +79,13 @@ pub fn run(
         nodes += r.nodes;
         // PDN, as analyse prints moves for people.
         let best = r.best.map_or("none".to_string(), |m| crate::rules::notation::to_pdn(game.position(), &m));
+        let secs = r.time.as_secs_f64();
         line(&format!(
-            "{name:<26} depth {:>2} score {:>7} nodes {:>10} best {best}",
+            "{name:<26} depth {:>2} score {:>7} nodes {:>10} time {secs:>7.3} nps {:>8} best {best}",
             r.depth,
             crate::engine::score::format(r.score),
-            r.nodes
+            r.nodes,
+            if secs > 0.0 { (r.nodes as f64 / secs) as u64 } else { 0 }
         ));
     }
     BenchReport { nodes, time: start.elapsed() }
@@ -88,6 +106,11 @@ pub struct BenchArgs {
     /// The evaluation (the `Bench:` number of commits is the default's).
     #[command(flatten)]
     pub eval: crate::cli::EvalArgs,
+    /// Search the positions of this file instead of the built-in set: one
+    /// FEN or Hub string a line, optionally followed by `;` and a name
+    /// (blank lines and lines that start with `#` are skipped).
+    #[arg(long, value_name = "FILE")]
+    pub positions: Option<std::path::PathBuf>,
     /// Instead of searching, time the network's parts: a refresh, an update
     /// by one move, the output layers, and an evaluation through the
     /// search's cache (the evaluation must be the network: the default,
@@ -173,9 +196,34 @@ pub fn network_costs(net: &crate::engine::eval::nn::Network) -> NetworkCosts {
     NetworkCosts { refresh, update, output, cached, positions: n }
 }
 
+/// The positions of a `--positions` file, each checked here so that a bad
+/// line is named before any search starts.
+fn read_positions(path: &std::path::Path) -> Result<Vec<(String, String)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut positions = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let raw = raw.trim();
+        if raw.is_empty() || raw.starts_with('#') {
+            continue;
+        }
+        let (fen, name) = match raw.split_once(';') {
+            Some((fen, name)) => (fen.trim(), name.trim().to_string()),
+            None => (raw, format!("line {}", n + 1)),
+        };
+        if let Err(e) = Game::from_text(fen) {
+            return Err(format!("{}:{}: {e}", path.display(), n + 1));
+        }
+        positions.push((name, fen.to_string()));
+    }
+    if positions.is_empty() {
+        return Err(format!("{}: no positions", path.display()));
+    }
+    Ok(positions)
+}
+
 /// Runs `dammer bench`, printing a line per position and the totals.
 pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
-    let BenchArgs { depth, threads, hash, eval, network } = args;
+    let BenchArgs { depth, threads, hash, eval, positions, network } = args;
     if *network {
         let Evaluation::Network(net) = eval.evaluation()? else {
             return Err("--network times the neural evaluation: --eval nn (or a network file)".into());
@@ -192,7 +240,12 @@ pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
         );
         return Ok(());
     }
-    let report = run(*depth, *threads, *hash, eval.evaluation()?, |line| println!("{line}"));
+    let positions = match positions {
+        Some(path) => read_positions(path)?,
+        None => POSITIONS.iter().map(|(name, fen)| (name.to_string(), fen.to_string())).collect(),
+    };
+    let report =
+        run_positions(&positions, *depth, *threads, *hash, eval.evaluation()?, |line| println!("{line}"));
     let secs = report.time.as_secs_f64();
     let nps = if secs > 0.0 { (report.nodes as f64 / secs) as u64 } else { 0 };
     println!("{} nodes {} nps", report.nodes, nps);

@@ -377,9 +377,8 @@ impl<'a> Searcher<'a> {
             if pv.is_empty() {
                 pv.push(self.root_moves[0]);
             }
-            if self.id == 0 {
-                self.extend_from_tt(&mut pv, depth as usize);
-            }
+            // Helpers too: the vote may play a helper's line.
+            self.extend_from_tt(&mut pv, depth as usize);
             let best = pv.first().copied();
             self.best_so_far = RootResult {
                 best,
