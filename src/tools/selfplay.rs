@@ -453,8 +453,9 @@ pub fn merge_cli(args: MergeArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// A shard `K/N`: this run plays the games whose number is `K - 1` modulo `N`.
-fn shard_arg(text: &str) -> Result<(u32, u32), String> {
+/// A shard `K/N`: this run plays the games whose number is `K - 1` modulo
+/// `N` (`dammer match`: the opening pairs). One parse for both commands.
+pub(crate) fn shard_arg(text: &str) -> Result<(u32, u32), String> {
     let bad = || format!("invalid shard {text:?}: expected K/N with 1 <= K <= N (for example 3/8)");
     let (k, n) = text.split_once('/').ok_or_else(bad)?;
     let (k, n): (u32, u32) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);

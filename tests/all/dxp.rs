@@ -470,6 +470,7 @@ fn the_match_runner_drives_dxp_engines() {
         concurrency: 2,
         pdn: Some(dir.join("games.pdn")),
         resume: false,
+        shard: (1, 1),
         max_plies: Some(300),
         draw: None,
         resign: None,

@@ -53,6 +53,7 @@ fn config(engines: Vec<EngineSpec>, games: usize, pdn: Option<PathBuf>) -> Confi
         concurrency: 2,
         pdn,
         resume: false,
+        shard: (1, 1),
         max_plies: Some(300),
         draw: None,
         resign: None,

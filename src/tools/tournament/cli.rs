@@ -58,6 +58,13 @@ pub struct MatchArgs {
     /// play only the rest; a long match or SPRT goes on where it stopped.
     #[arg(long, requires = "pdn")]
     pub resume: bool,
+    /// Play only shard K of N: the opening pairs whose number is K-1
+    /// modulo N (both games of a pair stay together), for a cluster's job
+    /// array. Each task writes its own --pdn; the shards' files put
+    /// together (`cat`) and given to the same match with --resume report
+    /// the whole match.
+    #[arg(long, default_value = "1/1", value_parser = crate::tools::selfplay::shard_arg)]
+    pub shard: (u32, u32),
     /// Adjudicate a draw after this many plies (0: never).
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
@@ -161,6 +168,9 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
             if engines.len() != 2 {
                 return Err("--sprt is for a match between two engines".into());
             }
+            if a.shard.1 > 1 {
+                return Err("--sprt decides on the whole match: not with --shard (run the shards, then the SPRT over their games with --resume)".into());
+            }
             Some(s)
         }
         None => None,
@@ -177,6 +187,7 @@ fn config(a: MatchArgs, engine_groups: &[Vec<String>]) -> Result<Config, String>
         concurrency: a.concurrency,
         pdn: a.pdn,
         resume: a.resume,
+        shard: a.shard,
         max_plies: (a.max_plies > 0).then_some(a.max_plies),
         draw,
         resign,

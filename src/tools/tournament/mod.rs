@@ -137,6 +137,9 @@ pub struct Config {
     /// Count the games the PDN file already holds (of this same match) and
     /// play only the rest: a long match or SPRT goes on where it stopped.
     pub resume: bool,
+    /// Play only shard `K/N` of the schedule (`(1, 1)`: all of it): the
+    /// opening pairs whose number is `K - 1` modulo `N`.
+    pub shard: (u32, u32),
     /// Adjudicate a draw after this many plies (from the opening position).
     pub max_plies: Option<usize>,
     /// Optional draw adjudication by scores.
@@ -344,6 +347,13 @@ fn schedule(cfg: &Config) -> Vec<Job> {
     jobs
 }
 
+/// Whether `job` is one of shard `(k, n)`'s: its opening pair's number is
+/// `k - 1` modulo `n`, so both games of a pair are in the same shard and
+/// each shard's pentanomial count stands on its own.
+fn in_shard(job: &Job, (k, n): (u32, u32)) -> bool {
+    n <= 1 || job.pair_key % n as usize == (k as usize).saturating_sub(1)
+}
+
 /// Checks every engine once (start, `init`, quit) so that a wrong command
 /// line is one clear error before any game is played. An engine listening
 /// for DXP is not connected to, only its address resolved: a DXP server
@@ -418,7 +428,7 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
             .collect(),
         names: names.clone(),
         games: 0,
-        scheduled: jobs.len(),
+        scheduled: jobs.iter().filter(|j| in_shard(j, cfg.shard)).count(),
         interrupted: false,
         sprt: None,
         faults: Vec::new(),
@@ -443,7 +453,8 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Summary, Stri
         }
     }
     let done: std::collections::HashSet<usize> = resumed.iter().map(|r| r.number).collect();
-    let todo: Vec<Job> = jobs.iter().filter(|j| !done.contains(&j.number)).copied().collect();
+    let todo: Vec<Job> =
+        jobs.iter().filter(|j| !done.contains(&j.number) && in_shard(j, cfg.shard)).copied().collect();
     if !resumed.is_empty() {
         let file = cfg.pdn.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
         let totals: Vec<String> = summary
@@ -1358,6 +1369,7 @@ mod tests {
             concurrency: 1,
             pdn: None,
             resume: false,
+            shard: (1, 1),
             max_plies: None,
             draw: None,
             resign: None,
@@ -1370,6 +1382,23 @@ mod tests {
         let first: Vec<_> =
             jobs.iter().filter(|j| j.pairing == 0).map(|j| (j.white, j.black, j.opening)).collect();
         assert_eq!(first, vec![(0, 1, 0), (1, 0, 0), (0, 1, 1), (1, 0, 1)]);
+        // Shards split the schedule into disjoint parts, whole pairs each.
+        let mut seen = vec![0; jobs.len()];
+        for k in 1..=2 {
+            let shard: Vec<&Job> = jobs.iter().filter(|j| in_shard(j, (k, 2))).collect();
+            assert!(!shard.is_empty());
+            for j in &shard {
+                seen[j.number - 1] += 1;
+                let partner =
+                    jobs.iter().filter(|o| o.pair_key == j.pair_key && o.pairing == j.pairing).count();
+                assert_eq!(partner, 2);
+                assert!(shard
+                    .iter()
+                    .any(|o| o.pair_key == j.pair_key && o.pairing == j.pairing && o.number != j.number));
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1));
+        assert!(jobs.iter().all(|j| in_shard(j, (1, 1))));
         let gauntlet = schedule(&Config { gauntlet: true, ..cfg });
         assert!(gauntlet.iter().all(|j| j.white == 0 || j.black == 0));
         assert_eq!(gauntlet.len(), 8);
