@@ -279,6 +279,103 @@ pub struct Config {
     pub init: Option<PathBuf>,
     /// Seed of the initial weights and the shuffling.
     pub seed: u64,
+    /// Go on from the checkpoint next to `out` ([`checkpoint_path`]) when
+    /// there is one, instead of starting over.
+    pub resume: bool,
+}
+
+/// Where a fit stands after an epoch: the network, Adam's moments and its
+/// step count. The shuffles are replayed from the seed, so the next epoch
+/// goes on as if the fit had never stopped (`dammer tune --resume`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Checkpoint {
+    /// Fingerprint of the settings and the data ([`fingerprint`]): a
+    /// checkpoint is never resumed by a fit of other data.
+    settings: u64,
+    /// Epochs completed.
+    epoch: usize,
+    step: i32,
+    m: Vec<f32>,
+    s: Vec<f32>,
+    net: FloatNetwork,
+}
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"DMRFIT01";
+
+impl Checkpoint {
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(32 + 12 * self.m.len());
+        out.extend_from_slice(CHECKPOINT_MAGIC);
+        out.extend_from_slice(&self.settings.to_le_bytes());
+        out.extend_from_slice(&(self.epoch as u32).to_le_bytes());
+        out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&(self.m.len() as u32).to_le_bytes());
+        for x in self.m.iter().chain(&self.s) {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        out.extend_from_slice(&self.net.to_bytes());
+        let sum = crate::base::checksum::fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, String> {
+        let n = FloatNetwork::zeros().len();
+        let size = 28 + 12 * n + 8;
+        if bytes.len() < 8 || &bytes[..8] != CHECKPOINT_MAGIC {
+            return Err("not a checkpoint of `dammer tune --layout nn`".into());
+        }
+        if bytes.len() != size {
+            return Err(format!("{} bytes where a checkpoint of this network has {size}", bytes.len()));
+        }
+        let (body, sum) = bytes.split_at(size - 8);
+        if crate::base::checksum::fnv1a(body).to_le_bytes() != sum {
+            return Err("damaged (checksum)".into());
+        }
+        let u32_at = |i: usize| u32::from_le_bytes([body[i], body[i + 1], body[i + 2], body[i + 3]]);
+        if u32_at(24) as usize != n {
+            return Err("written for a network of another size".into());
+        }
+        let floats: Vec<f32> = body[28..28 + 8 * n]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let net = FloatNetwork::from_bytes(&body[28 + 8 * n..]).ok_or("the network does not read back")?;
+        let mut settings = [0u8; 8];
+        settings.copy_from_slice(&body[8..16]);
+        Ok(Checkpoint {
+            settings: u64::from_le_bytes(settings),
+            epoch: u32_at(16) as usize,
+            step: u32_at(20) as i32,
+            m: floats[..n].to_vec(),
+            s: floats[n..].to_vec(),
+            net,
+        })
+    }
+}
+
+/// Where the checkpoint of a fit writing `out` goes.
+pub fn checkpoint_path(out: &Path) -> PathBuf {
+    let mut p = out.as_os_str().to_owned();
+    p.push(".ckpt");
+    PathBuf::from(p)
+}
+
+/// What a checkpoint must have been written with to be resumed: every
+/// setting that changes the fit's course, and the data's size.
+fn fingerprint(cfg: &Config, train: usize, validation: usize) -> u64 {
+    let text = format!(
+        "{:?} {} {} {} {} {} {} {:?} {train} {validation}",
+        cfg.data,
+        cfg.epochs,
+        cfg.batch,
+        cfg.lr.to_bits(),
+        cfg.lambda.to_bits(),
+        cfg.k.to_bits(),
+        cfg.seed,
+        cfg.init
+    );
+    crate::base::checksum::fnv1a(text.as_bytes())
 }
 
 /// Losses per epoch (index 0: before training).
@@ -291,34 +388,62 @@ pub struct History {
 }
 
 /// Fits `net` to `train`, reporting on `validation`; `save` gets the
-/// network after each epoch.
-pub fn fit(
+/// checkpoint (the network with it) after each epoch. With `resume`, the
+/// fit goes on after the checkpoint's epoch, from its network.
+pub(crate) fn fit(
     cfg: &Config,
     net: &mut FloatNetwork,
     train: &NetSamples,
     validation: &NetSamples,
+    resume: Option<Checkpoint>,
     progress: &mut dyn FnMut(&str),
-    save: &mut dyn FnMut(&FloatNetwork) -> Result<(), String>,
+    save: &mut dyn FnMut(&Checkpoint) -> Result<(), String>,
 ) -> Result<History, String> {
+    let settings = fingerprint(cfg, train.len(), validation.len());
+    if let Some(c) = &resume {
+        if c.settings != settings {
+            return Err(format!(
+                "{} was written by a fit of other data or settings: run without --resume to start over",
+                checkpoint_path(&cfg.out).display()
+            ));
+        }
+        net.clone_from(&c.net);
+    }
     let mut history = History::default();
     net.clip();
     let v = losses(validation, net, &net.quantise(), cfg.k);
     history.validation.push(v);
     history.train.push(f64::NAN);
-    progress(&format!("epoch 0: validation loss {:.5} (results {:.5})", v.target, v.results));
+    let at = resume.as_ref().map_or(0, |c| c.epoch);
+    progress(&format!("epoch {at}: validation loss {:.5} (results {:.5})", v.target, v.results));
     let n = net.len();
     let (mut m, mut s) = (vec![0f32; n], vec![0f32; n]);
     let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
     let mut step = 0i32;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let mut rng = SplitMix(cfg.seed ^ 0x5eed);
-    let batch = cfg.batch.max(1);
-    let slice = batch.div_ceil(4 * rayon::current_num_threads()).max(64);
-    for epoch in 1..=cfg.epochs {
-        let started = Instant::now();
+    let shuffle = |order: &mut Vec<u32>, rng: &mut SplitMix| {
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i + 1));
         }
+    };
+    let mut first = 1;
+    if let Some(c) = resume {
+        for _ in 0..c.epoch.min(cfg.epochs) {
+            shuffle(&mut order, &mut rng);
+        }
+        (m, s, step, first) = (c.m, c.s, c.step, c.epoch + 1);
+        if first > cfg.epochs {
+            progress(&format!("the fit was complete: {} epochs of {}", c.epoch, cfg.epochs));
+        } else {
+            progress(&format!("resumed after epoch {} of {}", c.epoch, cfg.epochs));
+        }
+    }
+    let batch = cfg.batch.max(1);
+    let slice = batch.div_ceil(4 * rayon::current_num_threads()).max(64);
+    for epoch in first..=cfg.epochs {
+        let started = Instant::now();
+        shuffle(&mut order, &mut rng);
         let lr = cfg.lr * 0.5 * (1.0 + (std::f64::consts::PI * (epoch - 1) as f64 / cfg.epochs as f64).cos());
         let mut running = 0f64;
         for chunk in order.chunks(batch) {
@@ -368,7 +493,7 @@ pub fn fit(
         let v = losses(validation, net, &net.quantise(), cfg.k);
         history.train.push(tl);
         history.validation.push(v);
-        save(net)?;
+        save(&Checkpoint { settings, epoch, step, m: m.clone(), s: s.clone(), net: net.clone() })?;
         progress(&format!(
             "epoch {epoch}: train loss {tl:.5}, validation loss {:.5} (results {:.5}), integer network {:.5}, integer-float gap {:.2} hundredths ({:.1}s)",
             v.target,
@@ -413,6 +538,27 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         }
         None => initial(cfg.seed),
     };
+    let ckpt_path = checkpoint_path(&cfg.out);
+    let resume = if cfg.resume {
+        match std::fs::read(&ckpt_path) {
+            Ok(bytes) => {
+                let c = Checkpoint::from_bytes(&bytes)
+                    .map_err(|why| format!("{}: {why}", ckpt_path.display()))?;
+                net.clone_from(&c.net);
+                Some(c)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                progress(&format!(
+                    "no checkpoint at {}: the fit starts from the beginning",
+                    ckpt_path.display()
+                ));
+                None
+            }
+            Err(e) => return Err(format!("cannot read {}: {e}", ckpt_path.display())),
+        }
+    } else {
+        None
+    };
     // The network is marked with the game it learns, so that the engine
     // plays it in that game only.
     let game = match cfg.data.first() {
@@ -420,15 +566,25 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         None => return Err("no data files".into()),
     };
     let out = cfg.out.clone();
-    let mut save = |n: &FloatNetwork| {
+    let write_network = |n: &FloatNetwork| {
         std::fs::write(&out, n.quantise().for_game(game).to_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         let fp = float_path(&out);
         std::fs::write(&fp, n.to_bytes()).map_err(|e| format!("cannot write {}: {e}", fp.display()))
     };
+    // The checkpoint is written beside and then renamed into place, so that
+    // a fit stopped while writing leaves the last one whole.
+    let mut save = |c: &Checkpoint| {
+        write_network(&c.net)?;
+        let mut tmp = ckpt_path.clone().into_os_string();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        std::fs::write(&tmp, c.to_bytes()).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, &ckpt_path).map_err(|e| format!("cannot write {}: {e}", ckpt_path.display()))
+    };
     // The starting network is written at once, so that an output that
     // cannot be written is found before the data is read, not after an epoch.
-    save(&net)?;
+    write_network(&net)?;
     let started = Instant::now();
     let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
     let mut variant = None;
@@ -463,7 +619,7 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         val.len(),
         started.elapsed().as_secs_f64()
     ));
-    fit(cfg, &mut net, &train, &val, progress, &mut save)
+    fit(cfg, &mut net, &train, &val, resume, progress, &mut save)
 }
 
 #[cfg(test)]
@@ -555,9 +711,8 @@ mod tests {
         net.clip();
     }
 
-    #[test]
-    fn a_fit_learns_material() {
-        // Positions where White has a man more are won, the mirror lost.
+    /// Positions where White has a man more, won, and their mirrors, lost.
+    fn material_samples() -> (NetSamples, NetSamples) {
         let mut records = Vec::new();
         let mut rng = SplitMix(5);
         for game in 0..400u32 {
@@ -579,19 +734,30 @@ mod tests {
         let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
         train.extend(&t, 0.0, 125.0, None);
         val.extend(&v, 0.0, 125.0, None);
-        let cfg = Config {
+        (train, val)
+    }
+
+    fn material_config(epochs: usize) -> Config {
+        Config {
             data: vec![],
             out: PathBuf::new(),
-            epochs: 30,
+            epochs,
             batch: 64,
             lr: 0.01,
             lambda: 0.0,
             k: 125.0,
             init: None,
             seed: 1,
-        };
+            resume: false,
+        }
+    }
+
+    #[test]
+    fn a_fit_learns_material() {
+        let (train, val) = material_samples();
+        let cfg = material_config(30);
         let mut net = initial(1);
-        let history = fit(&cfg, &mut net, &train, &val, &mut |_| {}, &mut |_| Ok(())).expect("fit");
+        let history = fit(&cfg, &mut net, &train, &val, None, &mut |_| {}, &mut |_| Ok(())).expect("fit");
         let last = history.validation.last().copied().unwrap_or_default();
         assert!(
             last.target < 0.2,
@@ -600,5 +766,80 @@ mod tests {
             history.validation[0].target
         );
         assert!(last.gap < 5.0, "integer network {} hundredths away", last.gap);
+    }
+
+    #[test]
+    fn a_fit_stopped_after_an_epoch_and_resumed_ends_where_one_straight_through_does() {
+        let (train, val) = material_samples();
+        let cfg = material_config(4);
+        // One thread: the gradient's sums then come in one order.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+        let (straight, resumed, last) = pool.install(|| {
+            let mut straight = initial(1);
+            fit(&cfg, &mut straight, &train, &val, None, &mut |_| {}, &mut |_| Ok(())).expect("fit");
+            // Stopped while saving epoch 2 (the checkpoint of epoch 2 kept).
+            let mut kept = None;
+            let mut net = initial(1);
+            let stop = fit(&cfg, &mut net, &train, &val, None, &mut |_| {}, &mut |c| {
+                kept = Some(c.clone());
+                if c.epoch == 2 {
+                    Err("stopped".into())
+                } else {
+                    Ok(())
+                }
+            });
+            assert_eq!(stop.expect_err("stopped"), "stopped");
+            let kept = Checkpoint::from_bytes(&kept.expect("checkpoint").to_bytes()).expect("reads back");
+            assert_eq!(kept.epoch, 2);
+            // The fit goes on from the checkpoint, whatever network it is given.
+            let mut resumed = initial(9);
+            let mut lines = Vec::new();
+            let mut last = None;
+            let history = fit(
+                &cfg,
+                &mut resumed,
+                &train,
+                &val,
+                Some(kept.clone()),
+                &mut |l| lines.push(l.to_string()),
+                &mut |c| {
+                    last = Some(c.clone());
+                    Ok(())
+                },
+            )
+            .expect("resumed");
+            assert!(lines.iter().any(|l| l == "resumed after epoch 2 of 4"), "{lines:?}");
+            assert!(lines[0].starts_with("epoch 2: validation loss"), "{lines:?}");
+            assert_eq!(history.train.len(), 3, "the checkpoint's epoch 2, then 3 and 4");
+            // A checkpoint of other settings is refused.
+            let other = Config { seed: 2, ..cfg.clone() };
+            let refused =
+                fit(&other, &mut initial(1), &train, &val, Some(kept), &mut |_| {}, &mut |_| Ok(()));
+            assert!(refused.expect_err("other settings").contains("other data or settings"));
+            (straight, resumed, last.expect("saved"))
+        });
+        assert_eq!(resumed, straight);
+        assert_eq!(last.epoch, 4);
+        assert_eq!(last.net, straight);
+    }
+
+    #[test]
+    fn a_damaged_checkpoint_is_refused() {
+        let n = FloatNetwork::zeros().len();
+        let c = Checkpoint {
+            settings: 7,
+            epoch: 3,
+            step: 99,
+            m: vec![0.5; n],
+            s: vec![0.25; n],
+            net: initial(4),
+        };
+        let bytes = c.to_bytes();
+        assert_eq!(Checkpoint::from_bytes(&bytes), Ok(c));
+        let mut broken = bytes.clone();
+        broken[40] ^= 1;
+        assert!(Checkpoint::from_bytes(&broken).expect_err("flipped").contains("checksum"));
+        assert!(Checkpoint::from_bytes(&bytes[..bytes.len() - 1]).expect_err("short").contains("bytes"));
+        assert!(Checkpoint::from_bytes(b"not one").expect_err("other").contains("not a checkpoint"));
     }
 }

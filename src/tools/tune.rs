@@ -453,11 +453,17 @@ pub struct TuneArgs {
     /// the Hub, which take one unless told).
     #[arg(long, value_parser = crate::engine::options::threads)]
     pub threads: Option<usize>,
+    /// The network's fit goes on after the last epoch its checkpoint (OUT.ckpt, written after
+    /// every epoch) holds, as if it had never stopped; the same data and settings are required.
+    /// Without a checkpoint the fit starts from the beginning.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// Runs `dammer tune`.
 pub fn run_cli(args: TuneArgs) -> Result<(), String> {
-    let TuneArgs { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed, egdb, threads } = args;
+    let TuneArgs { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed, egdb, threads, resume } =
+        args;
     let lr = lr.unwrap_or(if layout == Model::Network { 0.001 } else { 1.0 });
     if !(lr.is_finite() && lr > 0.0) {
         return Err(format!("--lr must be a positive number, not {lr}"));
@@ -478,7 +484,18 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
     let layout = match layout {
         Model::Pattern(l) => l,
         Model::Network => {
-            let cfg = crate::tools::train_nn::Config { data, out, epochs, batch, lr, lambda, k, init, seed };
+            let cfg = crate::tools::train_nn::Config {
+                data,
+                out,
+                epochs,
+                batch,
+                lr,
+                lambda,
+                k,
+                init,
+                seed,
+                resume,
+            };
             let tables = egdb.tables()?;
             return pool
                 .install(|| {
@@ -489,6 +506,9 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
     };
     if egdb.egdb.is_some() {
         return Err("--egdb labels the network's positions (--layout nn) only".into());
+    }
+    if resume {
+        return Err("--resume goes on with a network's fit (--layout nn) only".into());
     }
     let cfg = Config { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed };
     pool.install(|| run(&cfg, &mut |line| println!("{line}"))).map(|_| ())

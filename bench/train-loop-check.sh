@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Checks bench/train_loop.py end to end with tiny settings (CI): a loop
+# interrupted in its first generation goes on with the same command, one
+# killed outright counts the step it was in and goes on, and one whose data
+# directory was removed plays the missing self-play again and finishes.
+#
+# Usage: bench/train-loop-check.sh DIR [DAMMER]   (DIR is emptied first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=$1
+BIN=$(realpath "${2:-target/release/dammer}")
+rm -rf "$DIR"
+mkdir -p "$DIR"
+LOOP=(bench/train_loop.py --work "$DIR/work" --keep "$DIR/keep" --dammer "$BIN" --games 16 --nodes 300
+      --epochs 2 --gate-games 6 --gate-movetime 0.05 --threads 1 --concurrency 1)
+fail() { echo "train-loop-check: $*" >&2; exit 1; }
+
+# 1. Interrupted (SIGINT) a few seconds in, during its gate match.
+set +e
+timeout --preserve-status -s INT 4 "${LOOP[@]}" --generations 1 > "$DIR/1.txt" 2>&1
+rc=$?
+set -e
+[ $rc = 130 ] || { cat "$DIR/1.txt"; fail "an interrupted loop exits 130, not $rc"; }
+grep -q "run the same command to go on" "$DIR/1.txt" || fail "no word on how to go on"
+# 2. The same command goes on and finishes generation 1.
+"${LOOP[@]}" --generations 1 > "$DIR/2.txt" 2>&1 || { cat "$DIR/2.txt"; fail "the resumed loop failed"; }
+grep -q "1 generations done" "$DIR/2.txt" || fail "generation 1 not done after the resume"
+grep "^\[loop\] \\$" "$DIR/2.txt" | grep -q selfplay && fail "the resumed loop played generation 1's self-play again"
+# 3. Killed outright during generation 2, with its children (as a session's
+#    end kills them): the step it was in is counted.
+setsid "${LOOP[@]}" --generations 2 > "$DIR/3.txt" 2>&1 &
+pid=$!
+sleep 3
+kill -KILL -- -"$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+# 4. The data directory removed: the self-play generation 2's fit needs
+#    (generation 1's, --mix 2) is played again, and the loop finishes.
+rm -rf "$DIR/work"
+"${LOOP[@]}" --generations 2 > "$DIR/4.txt" 2>&1 || { cat "$DIR/4.txt"; fail "the loop failed after its data went"; }
+grep -q "the last run stopped during generation 2" "$DIR/4.txt" || fail "the killed step was not counted"
+grep -q "is gone (was the --work directory removed?)" "$DIR/4.txt" || fail "the removed data was not named"
+grep -q "2 generations done" "$DIR/4.txt" || fail "generation 2 not done"
+# 5. A loop of other settings in the same --keep is refused, by name.
+if "${LOOP[@]}" --games 17 > "$DIR/5.txt" 2>&1; then fail "other settings were accepted"; fi
+grep -q -- "--games 16 (given 17)" "$DIR/5.txt" || { cat "$DIR/5.txt"; fail "the refusal does not name the setting"; }
+grep "^\[loop\]" "$DIR/2.txt" "$DIR/4.txt" | grep -v "\\$ " | sed "s|$DIR|DIR|g"
+bench/train_loop.py --work "$DIR/work" --keep "$DIR/keep" --report | sed "s|$DIR|DIR|g"
