@@ -244,8 +244,9 @@ class Loop:
 
     def fit(self, gen):
         k = gen["gen"]
-        data = [self.data_file(j) for j in range(max(1, k - self.args.mix + 1), k + 1)]
-        for j, path in zip(range(max(1, k - self.args.mix + 1), k + 1), data):
+        gens = range(max(1, k - self.args.mix + 1), k + 1)
+        data = [self.data_file(j) for j in gens]
+        for j, path in zip(gens, data):
             if not os.path.exists(path):
                 g = self.generation(j)
                 say(f"{path} is gone (was the --work directory removed?): generation {j}'s self-play "

@@ -356,8 +356,13 @@ impl Checkpoint {
 
 /// Where the checkpoint of a fit writing `out` goes.
 pub fn checkpoint_path(out: &Path) -> PathBuf {
-    let mut p = out.as_os_str().to_owned();
-    p.push(".ckpt");
+    with_suffix(out, ".ckpt")
+}
+
+/// `path` with `suffix` appended to its file name (`my.nn` -> `my.nn.float`).
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
     PathBuf::from(p)
 }
 
@@ -508,9 +513,7 @@ pub(crate) fn fit(
 
 /// Where the float weights of `out` go.
 pub fn float_path(out: &Path) -> PathBuf {
-    let mut p = out.as_os_str().to_owned();
-    p.push(".float");
-    PathBuf::from(p)
+    with_suffix(out, ".float")
 }
 
 /// The network a fit starts from: a `.float` file, or a network file (the
@@ -576,9 +579,7 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
     // a fit stopped while writing leaves the last one whole.
     let mut save = |c: &Checkpoint| {
         write_network(&c.net)?;
-        let mut tmp = ckpt_path.clone().into_os_string();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
+        let tmp = with_suffix(&ckpt_path, ".tmp");
         std::fs::write(&tmp, c.to_bytes()).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, &ckpt_path).map_err(|e| format!("cannot write {}: {e}", ckpt_path.display()))
     };
