@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks bench/train_loop.py end to end with tiny settings (CI): a loop
-# interrupted in its first generation goes on with the same command, one
-# killed outright counts the step it was in and goes on, and one whose data
-# directory was removed plays the missing self-play again and finishes.
+# interrupted in its first generation (SIGINT, or SIGTERM) goes on with the
+# same command, one killed outright counts the step it was in and goes on,
+# one whose data directory was removed plays the missing self-play again and
+# finishes, and a gate's SPRT stops a failing gate early but not a passing one.
 #
 # Usage: bench/train-loop-check.sh DIR [DAMMER]   (DIR is emptied first)
 set -euo pipefail
@@ -12,7 +13,7 @@ BIN=$(realpath "${2:-target/release/dammer}")
 rm -rf "$DIR"
 mkdir -p "$DIR"
 LOOP=(bench/train_loop.py --work "$DIR/work" --keep "$DIR/keep" --dammer "$BIN" --games 16 --nodes 300
-      --epochs 2 --gate-games 6 --gate-movetime 0.05 --threads 1 --concurrency 1)
+      --epochs 2 --gate-games 6 --gate-movetime 0.05 --threads 1 --concurrency 1 --gate-sprt off)
 fail() { echo "train-loop-check: $*" >&2; exit 1; }
 
 # 1. Interrupted (SIGINT) a few seconds in, during its gate match.
@@ -43,5 +44,25 @@ grep -q "2 generations done" "$DIR/4.txt" || fail "generation 2 not done"
 # 5. A loop of other settings in the same --keep is refused, by name.
 if "${LOOP[@]}" --games 17 > "$DIR/5.txt" 2>&1; then fail "other settings were accepted"; fi
 grep -q -- "--games 16 (given 17)" "$DIR/5.txt" || { cat "$DIR/5.txt"; fail "the refusal does not name the setting"; }
-grep "^\[loop\]" "$DIR/2.txt" "$DIR/4.txt" | grep -v "\\$ " | sed "s|$DIR|DIR|g"
+# 6. A gate's SPRT: a candidate far below ELO0 fails early, and one whose
+#    SPRT passes early plays on to every gate game before it may pass.
+SPRT=(bench/train_loop.py --dammer "$BIN" --games 16 --nodes 300 --epochs 2 --gate-games 12 --gate-movetime 0.05
+      --threads 1 --concurrency 1)
+"${SPRT[@]}" --work "$DIR/h0/work" --keep "$DIR/h0/keep" --gate-sprt 200,400 > "$DIR/6.txt" 2>&1 \
+    || { cat "$DIR/6.txt"; fail "the loop with an SPRT gate failed"; }
+grep -q "(SPRT \[200, 400\] H0 accepted)" "$DIR/6.txt" || { cat "$DIR/6.txt"; fail "the SPRT did not stop the gate"; }
+grep -q "| 12 games," "$DIR/6.txt" && fail "the gate played every game though its SPRT had failed"
+# SIGTERM (a scheduler's preemption) stops it as Ctrl-C does.
+set +e
+timeout --preserve-status -s TERM 4 "${SPRT[@]}" --work "$DIR/h1/work" --keep "$DIR/h1/keep" --gate-sprt=-400,-200 \
+    > "$DIR/7a.txt" 2>&1
+rc=$?
+set -e
+[ $rc = 130 ] || { cat "$DIR/7a.txt"; fail "a loop sent SIGTERM exits 130, not $rc"; }
+grep -q "run the same command to go on" "$DIR/7a.txt" || fail "no word on how to go on after SIGTERM"
+"${SPRT[@]}" --work "$DIR/h1/work" --keep "$DIR/h1/keep" --gate-sprt=-400,-200 > "$DIR/7.txt" 2>&1 \
+    || { cat "$DIR/7.txt"; fail "the loop with an SPRT gate failed"; }
+grep -q "the SPRT passed early; the match plays on to 12 games" "$DIR/7.txt" || { cat "$DIR/7.txt"; fail "no early SPRT pass"; }
+grep -q "| 12 games," "$DIR/7.txt" || { cat "$DIR/7.txt"; fail "an early SPRT pass did not play every gate game"; }
+grep "^\[loop\]" "$DIR/2.txt" "$DIR/4.txt" "$DIR/6.txt" "$DIR/7.txt" | grep -v "\\$ " | sed "s|$DIR|DIR|g"
 bench/train_loop.py --work "$DIR/work" --keep "$DIR/keep" --report | sed "s|$DIR|DIR|g"

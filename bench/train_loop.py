@@ -39,7 +39,11 @@ STATE_VERSION = 1
 # Settings that decide what the loop computes: a loop is resumed with the
 # same ones. The others (threads, binary, how many generations) may change.
 FIXED = ["games", "nodes", "random_plies", "seed", "mix", "epochs", "lr", "egdb",
-         "gate_games", "gate_movetime"]
+         "gate_games", "gate_movetime", "gate_sprt"]
+# What a setting added since a loop started meant before it existed.
+OLD_DEFAULTS = {"gate_sprt": "off"}
+# A gate's SPRT error rates (false pass, false fail).
+SPRT_ALPHA = SPRT_BETA = 0.05
 
 
 def say(text):
@@ -120,6 +124,9 @@ def pentanomial(text):
     num = r"([-+]?(?:[\d.]+|inf))"
     found = re.findall(r"pentanomial Elo " + num + r" (?:\+- " + num + r"|\(95% interval " + num + r" \.\. " + num + r"\))", text)
     if not found:
+        # No pair finished (a gate its SPRT stopped at once): the games' Elo.
+        found = [(e, err, "", "") for e, err in re.findall(r"^  Elo " + num + r" \+- " + num + r" \(95%\)", text, re.M)]
+    if not found:
         return float("nan"), float("-inf"), float("inf")
     elo, err, lo, hi = found[-1]
     if err:
@@ -128,7 +135,22 @@ def pentanomial(text):
 
 
 def interval(g):
+    if g["elo"] != g["elo"]:
+        return "- (no Elo: no game decided)"
     return f"{g['elo']:+.1f} ({g['low']:+.1f} .. {g['high']:+.1f})"
+
+
+def sprt_bounds(text):
+    """--gate-sprt: "ELO0,ELO1", or "off" (None)."""
+    if text == "off":
+        return None
+    try:
+        e0, e1 = (float(x) for x in text.split(","))
+    except ValueError:
+        raise LoopError(f"--gate-sprt {text}: give ELO0,ELO1 (e.g. 0,30) or off") from None
+    if not e0 < e1:
+        raise LoopError(f"--gate-sprt {text}: ELO0 must be below ELO1")
+    return e0, e1
 
 
 def run(cmd, log):
@@ -173,7 +195,7 @@ class Loop:
         a = self.args
         return {"games": a.games, "nodes": a.nodes, "random_plies": a.random_plies, "seed": a.seed, "mix": a.mix,
                 "epochs": a.epochs, "lr": a.lr, "egdb": os.path.abspath(a.egdb) if a.egdb else None,
-                "gate_games": a.gate_games, "gate_movetime": a.gate_movetime}
+                "gate_games": a.gate_games, "gate_movetime": a.gate_movetime, "gate_sprt": a.gate_sprt}
 
     def open_state(self):
         st = self.state
@@ -185,6 +207,16 @@ class Loop:
             return
         old = st.data["settings"]
         new = self.settings()
+        for k in FIXED:
+            if k not in old:
+                # A loop of an older script, which had no such setting: it
+                # may take the given one while nothing it decides has run
+                # yet (no gate has started); after that, the old behaviour.
+                gated = any("gate" in g or os.path.exists(self.gate_pdn(g["gen"])) for g in st.data["generations"])
+                old[k] = OLD_DEFAULTS[k] if gated else new[k]
+                say(f"{st.path} has no --{k.replace('_', '-')} (a loop of an older script): "
+                    f"it is {old[k]} from now on")
+                st.save()
         diff = [f"--{k.replace('_', '-')} {old[k]} (given {new[k]})" for k in FIXED if old.get(k) != new[k]]
         if diff:
             raise LoopError(f"{st.path} is a loop started with " + ", ".join(diff)
@@ -275,6 +307,11 @@ class Loop:
         gen["fitted"] = True
 
     def gate(self, gen):
+        """The candidate against the best network. With --gate-sprt, the
+        match stops early when the SPRT finds the candidate no better than
+        ELO0 (a fail: most candidates, in a fraction of the games); a pass
+        still needs all --gate-games games and a 95% interval above 0, so a
+        match whose SPRT passes early plays on to them."""
         k = gen["gen"]
         a = self.args
         best = self.net_path(gen["best"])
@@ -286,16 +323,29 @@ class Loop:
                "--games", str(a.gate_games), "--concurrency", str(a.concurrency),
                "--draw-adjudication", "80", "0.05", "12", "--resign-adjudication", "3", "3",
                "--pdn", self.gate_pdn(k), "--resume"]
+        sprt = sprt_bounds(a.gate_sprt)
+        verdict = None
         with Step(self.state, gen, "gate", a.concurrency):
-            rc, text = run(cmd, self.log)
+            if sprt:
+                rc, text = run(cmd + ["--sprt", str(sprt[0]), str(sprt[1]), str(SPRT_ALPHA), str(SPRT_BETA)], self.log)
+                found = re.findall(r"^SPRT .*-> (H0 accepted|H1 accepted|undecided)", text, re.M)
+                if rc != 0:
+                    raise LoopError(f"generation {k}'s gate match stopped (exit {rc}): run the same command to go on")
+                verdict = found[-1] if found else None
+                if verdict == "H1 accepted":
+                    say(f"generation {k}'s gate: the SPRT passed early; the match plays on to {a.gate_games} games")
+            if verdict != "H0 accepted":
+                rc, text = run(cmd, self.log)
         games = re.findall(r"games (\d+): \+(\d+) =(\d+) -(\d+)", text)
-        if rc != 0 or not games or int(games[-1][0]) < a.gate_games:
+        if rc != 0 or not games or (int(games[-1][0]) < a.gate_games and verdict != "H0 accepted"):
             raise LoopError(f"generation {k}'s gate match stopped before its {a.gate_games} games "
                             f"(exit {rc}): run the same command to go on")
         n, w, d, l = (int(x) for x in games[-1])
         elo, lo, hi = pentanomial(text)
         gen["gate"] = {"games": n, "result": f"+{w} ={d} -{l}", "elo": elo, "low": lo, "high": hi,
-                       "passed": lo > 0}
+                       "passed": n >= a.gate_games and lo > 0}
+        if verdict == "H0 accepted":
+            gen["gate"]["sprt"] = f"SPRT [{sprt[0]:g}, {sprt[1]:g}] H0 accepted"
 
     def accept(self, gen):
         k = gen["gen"]
@@ -312,8 +362,9 @@ class Loop:
                 shutil.copyfile(path, self.args.embed)
                 say(f"written to {self.args.embed}: rebuild, run `dammer bench` and commit it with the table")
         else:
-            say(f"generation {k} did not pass its gate (Elo {interval(gen['gate'])}, its 95% interval not "
-                f"above 0): {gen['best']} stays the best network")
+            why = gen["gate"].get("sprt") or "its 95% interval not above 0"
+            say(f"generation {k} did not pass its gate (Elo {interval(gen['gate'])} after {gen['gate']['games']} "
+                f"games, {why}): {gen['best']} stays the best network")
         gen["done"] = True
 
     # -- the loop ------------------------------------------------------------
@@ -369,14 +420,25 @@ class Loop:
                 g["gen"], g["best"],
                 f"{g['positions']:,} ({g['fit_positions']:,})" if "positions" in g else "-",
                 c.get("play", 0) / 3600, c.get("fit", 0) / 3600, c.get("gate", 0) / 3600,
-                f"{gate['games']} games, {gate['result']}" if gate else "-",
+                f"{gate['games']} games, {gate['result']}" + (f" ({gate['sprt']})" if "sprt" in gate else "")
+                if gate else "-",
                 interval(gate) if gate else "-",
                 ("yes" if gate["passed"] else "no") if gate and g.get("done") else "-"))
         print("\n".join(rows))
         print(f"best network: {self.state.data['best']} ({self.state.data['nets'][self.state.data['best']] or 'embedded'})")
 
 
+def stop_on_signal(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main():
+    # SIGTERM (a scheduler's preemption, `kill`) stops the loop as Ctrl-C
+    # does: the running step is told to stop cleanly and counted. SIGINT
+    # too when the shell that started the loop in the background made it
+    # ignored (`kill -INT` of a `nohup ... &` loop would do nothing).
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    signal.signal(signal.SIGINT, stop_on_signal)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--work", required=True, help="data directory: self-play files, fits, gate PDNs")
@@ -392,6 +454,9 @@ def main():
     p.add_argument("--lr", type=float, default=0.0005, help="a fit's Adam step size (a warm start: small)")
     p.add_argument("--egdb", help="endgame tables that label the positions they hold")
     p.add_argument("--gate-games", type=int, default=600, help="games of a gate match")
+    p.add_argument("--gate-sprt", default="0,30",
+                   help="ELO0,ELO1: a gate stops early when an SPRT (alpha = beta = 0.05) finds the candidate "
+                        "no better than ELO0; a pass still needs every gate game; 'off': always every game")
     p.add_argument("--gate-movetime", type=float, default=0.1, help="seconds a move in a gate match")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads for self-play and fits")
     p.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, help="gate games at once")

@@ -174,14 +174,14 @@ fn command_line_match_reports_and_rejects_bad_input() {
     let out = Command::new(DAMMER)
         .args(["match", "--engine", "name=One", &format!("cmd={DAMMER} hub"), "option.hash=8"])
         .args(["--engine", "name=Two", &format!("cmd={DAMMER}"), "--movetime", "0.02", "--games", "2"])
-        .args(["--pdn", pdn_path.to_str().unwrap(), "--sprt", "0", "10", "0.05", "0.05"])
+        .args(["--pdn", pdn_path.to_str().unwrap(), "--sprt", "-5", "5", "0.05", "0.05"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text} {}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("2 of 2 games played"), "{text}");
     assert!(text.contains("One vs Two"), "{text}");
-    assert!(text.contains("SPRT elo0=0 elo1=10"), "{text}");
+    assert!(text.contains("SPRT elo0=-5 elo1=5"), "{text}");
     assert_eq!(pdn::read(&std::fs::read_to_string(&pdn_path).unwrap()).unwrap().len(), 2);
     for (args, needle) in [
         (

@@ -77,7 +77,7 @@ pub struct MatchArgs {
     #[arg(long, num_args = 2, value_names = ["SCORE", "MOVES"])]
     pub resign_adjudication: Option<Vec<f64>>,
     /// Stop a two-engine match when a sequential probability ratio test decides.
-    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"])]
+    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_negative_numbers = true)]
     pub sprt: Option<Vec<f64>>,
     /// The PDN Event tag.
     #[arg(long, default_value = "Dammer match")]
