@@ -146,6 +146,8 @@ def sprt_bounds(text):
         return None
     try:
         e0, e1 = (float(x) for x in text.split(","))
+        if not (abs(e0) < 1e4 and abs(e1) < 1e4):
+            raise ValueError
     except ValueError:
         raise LoopError(f"--gate-sprt {text}: give ELO0,ELO1 (e.g. 0,30) or off") from None
     if not e0 < e1:
@@ -468,6 +470,12 @@ def main():
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.random_plies < 0 or not args.lr > 0 or not args.gate_movetime > 0:
         p.error("--random-plies must be 0 or more, --lr and --gate-movetime more than 0")
+    try:
+        # Checked before any step runs, and written one way (0,30 = 0.0, 30).
+        sprt = sprt_bounds(args.gate_sprt.strip())
+    except LoopError as e:
+        p.error(str(e))
+    args.gate_sprt = f"{sprt[0]:g},{sprt[1]:g}" if sprt else "off"
     try:
         loop = Loop(args)
         if args.report:
