@@ -325,14 +325,14 @@ class Loop:
                "--games", str(a.gate_games), "--concurrency", str(a.concurrency),
                "--draw-adjudication", "80", "0.05", "12", "--resign-adjudication", "3", "3",
                "--pdn", self.gate_pdn(k), "--resume"]
-        sprt = sprt_bounds(a.gate_sprt)
+        sprt = a.sprt
         verdict = None
         with Step(self.state, gen, "gate", a.concurrency):
             if sprt:
                 rc, text = run(cmd + ["--sprt", str(sprt[0]), str(sprt[1]), str(SPRT_ALPHA), str(SPRT_BETA)], self.log)
-                found = re.findall(r"^SPRT .*-> (H0 accepted|H1 accepted|undecided)", text, re.M)
                 if rc != 0:
                     raise LoopError(f"generation {k}'s gate match stopped (exit {rc}): run the same command to go on")
+                found = re.findall(r"^SPRT .*-> (H0 accepted|H1 accepted|undecided)", text, re.M)
                 verdict = found[-1] if found else None
                 if verdict == "H1 accepted":
                     say(f"generation {k}'s gate: the SPRT passed early; the match plays on to {a.gate_games} games")
@@ -471,11 +471,12 @@ def main():
     if args.random_plies < 0 or not args.lr > 0 or not args.gate_movetime > 0:
         p.error("--random-plies must be 0 or more, --lr and --gate-movetime more than 0")
     try:
-        # Checked before any step runs, and written one way (0,30 = 0.0, 30).
-        sprt = sprt_bounds(args.gate_sprt.strip())
+        # Parsed once, before any step runs; kept in the state written one
+        # way (0,30 = 0.0, 30).
+        args.sprt = sprt_bounds(args.gate_sprt.strip())
     except LoopError as e:
         p.error(str(e))
-    args.gate_sprt = f"{sprt[0]:g},{sprt[1]:g}" if sprt else "off"
+    args.gate_sprt = f"{args.sprt[0]:g},{args.sprt[1]:g}" if args.sprt else "off"
     try:
         loop = Loop(args)
         if args.report:
