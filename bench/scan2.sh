@@ -10,12 +10,13 @@
 # bb-size there is used as it is). Resumable: run the same line again and
 # the games of bench/out/scan2-NAME.pdn count (dammer match --resume).
 #
-# Usage: SCAN2_DIR=DIR bench/scan2.sh [-t TC] [-g GAMES] [-c CONCURRENCY] [-o OPENINGS] [-p PARAM=VALUE]... NAME [REV|PATCH [BASE]]
+# Usage: SCAN2_DIR=DIR bench/scan2.sh [-t TC] [-g GAMES] [-c CONCURRENCY] [-o OPENINGS] [-p PARAM=VALUE]... [-x FACTOR] NAME [REV|PATCH [BASE]]
 #   NAME       names the run (the PDN, the log, Dammer's name in them)
 #   REV        the Dammer revision to play (default HEAD); or a PATCH applied to BASE (default HEAD)
 #   -t  clock (e.g. 60+0.5), or movetime=S (default movetime=0.1)   -g  games (default 400)
 #   -c  games at once (default 2)   -o  openings file (default: the 2-move ballots)
 #   -p  a Hub parameter for Dammer, e.g. -p threads=2 (then -c 1 on two cores: Scan waits while Dammer thinks)
+#   -x  time odds: Dammer thinks FACTOR times Scan's move time (movetime only; bench/time-odds.sh), e.g. -x 2
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -24,19 +25,25 @@ GAMES=400
 CONC=2
 OPENINGS=()
 PARAMS=()
-while getopts "t:g:c:o:p:" opt; do
+ODDS=()
+while getopts "t:g:c:o:p:x:" opt; do
     case $opt in
         t) TC=$OPTARG ;;
         g) GAMES=$OPTARG ;;
         c) CONC=$OPTARG ;;
         o) OPENINGS=(--openings "$OPTARG") ;;
         p) PARAMS+=("option.$OPTARG") ;;
+        x) ODDS=("$(pwd)/bench/time-odds.sh" "$OPTARG") ;;
         *) exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
 if [ $# -lt 1 ]; then
-    sed -n '13,18p' "$0" >&2
+    sed -n '13,19p' "$0" >&2
+    exit 2
+fi
+if [ ${#ODDS[@]} -gt 0 ] && [[ $TC != movetime=* ]]; then
+    echo "-x (time odds) needs a move time (-t movetime=S)" >&2
     exit 2
 fi
 if [ -z "${SCAN2_DIR:-}" ] || [ ! -x "$SCAN2_DIR/scan" ] || [ ! -f "$SCAN2_DIR/scan.ini" ] || [ ! -f "$SCAN2_DIR/data/eval" ]; then
@@ -56,7 +63,7 @@ limit_args "$TC"
 # Scan finishes depth 12 before it looks at its clock: 300 ms of grace
 # keeps its overshoots at short move times from counting as losses on time
 # (the think-time table shows what each engine took).
-"$RUNNER" match --engine "name=$NAME" "cmd=$BIN hub" option.book=false "${PARAMS[@]}" \
+"$RUNNER" match --engine "name=$NAME" "cmd=${ODDS[*]} $BIN hub" option.book=false "${PARAMS[@]}" \
     --engine name=Scan2.0 "early-hub=$SCAN2_DIR/scan hub" "dir=$SCAN2_DIR" option.book=false \
     "${LIMIT[@]}" --margin 300 --games "$GAMES" --concurrency "$CONC" "${OPENINGS[@]}" \
     --draw-adjudication 80 0.05 12 --resign-adjudication 3 3 \

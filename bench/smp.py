@@ -36,6 +36,61 @@ def bench(binary, positions, depth, threads, hash_mb):
     return rows
 
 
+ANALYSE = re.compile(r"^best move .*, depth (\d+)\+?, (\d+) nodes in ([\d.]+)s", re.M)
+
+
+def analyse(binary, fen, seconds, threads, hash_mb):
+    """(completed depth, nodes) of one `dammer analyse --time` search."""
+    cmd = [binary, "analyse", "--fen", fen, "--time", f"{seconds:g}", "--threads", str(threads),
+           "--hash", str(hash_mb), "--no-book", "--color", "never"]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    m = ANALYSE.search(out.stdout)
+    if out.returncode != 0 or not m:
+        sys.exit(f"{' '.join(cmd)} failed: {out.stdout.strip()[-300:]}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def read_positions(path):
+    with open(path) as f:
+        rows = [line.split(";", 1) for line in f if line.strip() and not line.startswith("#")]
+    return [(r[0].strip(), (r[1].strip() if len(r) > 1 else r[0].strip())) for r in rows]
+
+
+def at_movetime(a):
+    """The --movetime table: depth completed in S seconds, 1 and N threads, and 1 thread in 2S."""
+    positions = read_positions(a.positions)
+    n = a.threads
+    kinds = [("1 thread", 1, a.movetime), (f"{n} threads", n, a.movetime), ("1 thread, 2S", 1, 2 * a.movetime)]
+    depth = {k: [[] for _ in positions] for k, _, _ in kinds}
+    nodes = {k: [[] for _ in positions] for k, _, _ in kinds}
+    for rep in range(a.reps):
+        for kind, threads, seconds in kinds:
+            for i, (fen, _) in enumerate(positions):
+                d, nd = analyse(a.bin, fen, seconds, threads, a.hash)
+                depth[kind][i].append(d)
+                nodes[kind][i].append(nd)
+            print(f"rep {rep + 1}/{a.reps}, {kind}: done", file=sys.stderr)
+    k1, kn, k2 = (k for k, _, _ in kinds)
+    lines = [f"depth completed in {a.movetime:g} s a move (median of {a.reps} runs each), 1 against {n} "
+             f"threads, and 1 thread in {2 * a.movetime:g} s; {a.hash} MiB table",
+             f"{'position':<28} {'d1':>5} {'d' + str(n):>5} {'d1@2S':>6} {'nodes' + str(n) + '/1':>9}"]
+    gain_n, gain_2 = [], []
+    for i, (_, name) in enumerate(positions):
+        d1, dn, d2 = (statistics.median(depth[k][i]) for k in (k1, kn, k2))
+        nr = statistics.median(nodes[kn][i]) / max(1, statistics.median(nodes[k1][i]))
+        gain_n.append(dn - d1)
+        gain_2.append(d2 - d1)
+        lines.append(f"{name[:28]:<28} {d1:5.1f} {dn:5.1f} {d2:6.1f} {nr:9.2f}")
+    mean = statistics.mean
+    lines.append(f"mean depth: 1 thread {mean(statistics.median(x) for x in depth[k1]):.2f}, "
+                 f"{n} threads {mean(statistics.median(x) for x in depth[kn]):.2f}, "
+                 f"1 thread in 2S {mean(statistics.median(x) for x in depth[k2]):.2f}")
+    ratio = mean(gain_n) / mean(gain_2) if mean(gain_2) > 0 else float("nan")
+    lines.append(f"depth gained over 1 thread: {n} threads {mean(gain_n):+.2f}, a doubling of time "
+                 f"{mean(gain_2):+.2f} ({n} threads = {ratio:.2f} of a doubling)")
+    return lines
+
+
 def geomean(xs):
     xs = [x for x in xs if x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
@@ -46,11 +101,17 @@ def main():
     ap.add_argument("--bin", default="target/release/dammer")
     ap.add_argument("--positions", default="bench/smp-positions.fen")
     ap.add_argument("--depth", type=int, default=15)
+    ap.add_argument("--movetime", type=float, help="depth reached in this many seconds instead of time to --depth")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--hash", type=int, default=64)
     ap.add_argument("--out", help="also write the table to this file")
     a = ap.parse_args()
+    if a.movetime is not None:
+        if not a.movetime > 0:
+            sys.exit("--movetime must be a positive number of seconds")
+        finish(a, at_movetime(a))
+        return
     runs = {1: [], a.threads: []}
     for rep in range(a.reps):
         for t in (1, a.threads):
@@ -84,6 +145,10 @@ def main():
                  f"geometric mean {geomean(t_ratios):.2f}, total {tot_n / tot1:.2f}")
     lines.append(f"nodes a second, {n} threads over 1: median {statistics.median(nps_ratios):.2f}, "
                  f"geometric mean {geomean(nps_ratios):.2f}")
+    finish(a, lines)
+
+
+def finish(a, lines):
     text = "\n".join(lines)
     print(text)
     if a.out:
