@@ -63,7 +63,7 @@ limit_args "$TC"
 # Scan finishes depth 12 before it looks at its clock: 300 ms of grace
 # keeps its overshoots at short move times from counting as losses on time
 # (the think-time table shows what each engine took).
-"$RUNNER" match --engine "name=$NAME" "cmd=${ODDS[*]} $BIN hub" option.book=false "${PARAMS[@]}" \
+"$RUNNER" match --engine "name=$NAME" "cmd=${ODDS[*]:+${ODDS[*]} }$BIN hub" option.book=false "${PARAMS[@]}" \
     --engine name=Scan2.0 "early-hub=$SCAN2_DIR/scan hub" "dir=$SCAN2_DIR" option.book=false \
     "${LIMIT[@]}" --margin 300 --games "$GAMES" --concurrency "$CONC" "${OPENINGS[@]}" \
     --draw-adjudication 80 0.05 12 --resign-adjudication 3 3 \
