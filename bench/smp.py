@@ -53,7 +53,7 @@ def analyse(binary, fen, seconds, threads, hash_mb):
 def read_positions(path):
     with open(path) as f:
         rows = [line.split(";", 1) for line in f if line.strip() and not line.startswith("#")]
-    return [(r[0].strip(), (r[1].strip() if len(r) > 1 else r[0].strip())) for r in rows]
+    return [(r[0].strip(), r[-1].strip()) for r in rows]
 
 
 def at_movetime(a):
@@ -74,17 +74,15 @@ def at_movetime(a):
     lines = [f"depth completed in {a.movetime:g} s a move (median of {a.reps} runs each), 1 against {n} "
              f"threads, and 1 thread in {2 * a.movetime:g} s; {a.hash} MiB table",
              f"{'position':<28} {'d1':>5} {'d' + str(n):>5} {'d1@2S':>6} {'nodes' + str(n) + '/1':>9}"]
-    gain_n, gain_2 = [], []
+    med = {k: [statistics.median(runs) for runs in depth[k]] for k in (k1, kn, k2)}
+    gain_n = [dn - d1 for d1, dn in zip(med[k1], med[kn])]
+    gain_2 = [d2 - d1 for d1, d2 in zip(med[k1], med[k2])]
     for i, (_, name) in enumerate(positions):
-        d1, dn, d2 = (statistics.median(depth[k][i]) for k in (k1, kn, k2))
         nr = statistics.median(nodes[kn][i]) / max(1, statistics.median(nodes[k1][i]))
-        gain_n.append(dn - d1)
-        gain_2.append(d2 - d1)
-        lines.append(f"{name[:28]:<28} {d1:5.1f} {dn:5.1f} {d2:6.1f} {nr:9.2f}")
+        lines.append(f"{name[:28]:<28} {med[k1][i]:5.1f} {med[kn][i]:5.1f} {med[k2][i]:6.1f} {nr:9.2f}")
     mean = statistics.mean
-    lines.append(f"mean depth: 1 thread {mean(statistics.median(x) for x in depth[k1]):.2f}, "
-                 f"{n} threads {mean(statistics.median(x) for x in depth[kn]):.2f}, "
-                 f"1 thread in 2S {mean(statistics.median(x) for x in depth[k2]):.2f}")
+    lines.append(f"mean depth: 1 thread {mean(med[k1]):.2f}, {n} threads {mean(med[kn]):.2f}, "
+                 f"1 thread in 2S {mean(med[k2]):.2f}")
     ratio = mean(gain_n) / mean(gain_2) if mean(gain_2) > 0 else float("nan")
     lines.append(f"depth gained over 1 thread: {n} threads {mean(gain_n):+.2f}, a doubling of time "
                  f"{mean(gain_2):+.2f} ({n} threads = {ratio:.2f} of a doubling)")
