@@ -230,8 +230,9 @@ pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
         };
         let c = network_costs(&net);
         println!(
-            "network ({} kernel), {} positions of random games, ns each: refresh {:.1}, update by one move {:.1}, output layers {:.1}, evaluation through the cache {:.1}",
+            "network ({} kernel, {}-bit second layer), {} positions of random games, ns each: refresh {:.1}, update by one move {:.1}, output layers {:.1}, evaluation through the cache {:.1}",
             net.kernel().name(),
+            if net.is_8_bit() { 8 } else { 16 },
             c.positions,
             c.refresh,
             c.update,

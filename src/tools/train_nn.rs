@@ -282,6 +282,11 @@ pub struct Config {
     /// Go on from the checkpoint next to `out` ([`checkpoint_path`]) when
     /// there is one, instead of starting over.
     pub resume: bool,
+    /// Fit an 8-bit second layer ([`FloatNetwork::snap_w2`]): every step's
+    /// gradient is taken with the weights on the steps and applied to the
+    /// float weights kept between them (the straight-through estimator),
+    /// so that small steps add up; the network written is on the steps.
+    pub w2_8bit: bool,
 }
 
 /// Where a fit stands after an epoch: the network, Adam's moments and its
@@ -370,7 +375,7 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// setting that changes the fit's course, and the data's size.
 fn fingerprint(cfg: &Config, train: usize, validation: usize) -> u64 {
     let text = format!(
-        "{:?} {} {} {} {} {} {} {:?} {train} {validation}",
+        "{:?} {} {} {} {} {} {} {:?}{} {train} {validation}",
         cfg.data,
         cfg.epochs,
         cfg.batch,
@@ -378,7 +383,9 @@ fn fingerprint(cfg: &Config, train: usize, validation: usize) -> u64 {
         cfg.lambda.to_bits(),
         cfg.k.to_bits(),
         cfg.seed,
-        cfg.init
+        cfg.init,
+        // Absent unless set, so that the checkpoints of earlier fits resume.
+        if cfg.w2_8bit { " w2-8bit" } else { "" }
     );
     crate::base::checksum::fnv1a(text.as_bytes())
 }
@@ -416,7 +423,7 @@ pub(crate) fn fit(
     }
     let mut history = History::default();
     net.clip();
-    let v = losses(validation, net, &net.quantise(), cfg.k);
+    let v = losses(validation, &seen(cfg, net), &seen(cfg, net).quantise(), cfg.k);
     history.validation.push(v);
     history.train.push(f64::NAN);
     let at = resume.as_ref().map_or(0, |c| c.epoch);
@@ -453,7 +460,8 @@ pub(crate) fn fit(
         let mut running = 0f64;
         for chunk in order.chunks(batch) {
             let scale = 100.0 / cfg.k / chunk.len() as f64;
-            let frozen = &*net;
+            let snapped = seen(cfg, net);
+            let frozen = &*snapped;
             let (grad, loss) = chunk
                 .par_chunks(slice)
                 .map(|part| {
@@ -495,7 +503,7 @@ pub(crate) fn fit(
             net.clip();
         }
         let tl = running / train.len().max(1) as f64;
-        let v = losses(validation, net, &net.quantise(), cfg.k);
+        let v = losses(validation, &seen(cfg, net), &seen(cfg, net).quantise(), cfg.k);
         history.train.push(tl);
         history.validation.push(v);
         save(&Checkpoint { settings, epoch, step, m: m.clone(), s: s.clone(), net: net.clone() })?;
@@ -509,6 +517,18 @@ pub(crate) fn fit(
         ));
     }
     Ok(history)
+}
+
+/// The network a step of the fit evaluates: `net` itself, or with
+/// `w2_8bit` its second layer on the 8-bit steps.
+fn seen<'a>(cfg: &Config, net: &'a FloatNetwork) -> std::borrow::Cow<'a, FloatNetwork> {
+    if cfg.w2_8bit {
+        let mut snapped = net.clone();
+        snapped.snap_w2();
+        std::borrow::Cow::Owned(snapped)
+    } else {
+        std::borrow::Cow::Borrowed(net)
+    }
 }
 
 /// Where the float weights of `out` go.
@@ -570,7 +590,7 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
     };
     let out = cfg.out.clone();
     let write_network = |n: &FloatNetwork| {
-        std::fs::write(&out, n.quantise().for_game(game).to_bytes())
+        std::fs::write(&out, seen(cfg, n).quantise().for_game(game).to_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         let fp = float_path(&out);
         std::fs::write(&fp, n.to_bytes()).map_err(|e| format!("cannot write {}: {e}", fp.display()))
@@ -750,6 +770,7 @@ mod tests {
             init: None,
             seed: 1,
             resume: false,
+            w2_8bit: false,
         }
     }
 
@@ -767,6 +788,19 @@ mod tests {
             history.validation[0].target
         );
         assert!(last.gap < 5.0, "integer network {} hundredths away", last.gap);
+    }
+
+    #[test]
+    fn an_8_bit_fit_learns_material_on_the_steps() {
+        let (train, val) = material_samples();
+        let cfg = Config { w2_8bit: true, ..material_config(30) };
+        let mut net = initial(1);
+        let history = fit(&cfg, &mut net, &train, &val, None, &mut |_| {}, &mut |_| Ok(())).expect("fit");
+        let last = history.validation.last().copied().unwrap_or_default();
+        assert!(last.target < 0.2, "validation loss {}", last.target);
+        assert!(seen(&cfg, &net).quantise().is_8_bit());
+        // The float weights move between the steps; what is written is on them.
+        assert!(!net.quantise().is_8_bit());
     }
 
     #[test]

@@ -458,12 +458,37 @@ pub struct TuneArgs {
     /// Without a checkpoint the fit starts from the beginning.
     #[arg(long)]
     pub resume: bool,
+    /// The network's second layer in 8-bit steps (multiples of 1/64, at
+    /// most 127 either way): the fit sees the weights on the steps (and
+    /// moves them as if it did not), the network written is on them, and
+    /// the engine evaluates its second layer with 8-bit weights where the
+    /// processor has AVX-512 VNNI (half the multiply-adds).
+    #[arg(long)]
+    pub w2_8bit: bool,
 }
 
 /// Runs `dammer tune`.
 pub fn run_cli(args: TuneArgs) -> Result<(), String> {
-    let TuneArgs { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed, egdb, threads, resume } =
-        args;
+    let TuneArgs {
+        data,
+        out,
+        layout,
+        epochs,
+        batch,
+        lr,
+        l2,
+        lambda,
+        k,
+        init,
+        seed,
+        egdb,
+        threads,
+        resume,
+        w2_8bit,
+    } = args;
+    if w2_8bit && layout != Model::Network {
+        return Err("--w2-8bit is a setting of the network's fit (--layout nn)".into());
+    }
     let lr = lr.unwrap_or(if layout == Model::Network { 0.001 } else { 1.0 });
     if !(lr.is_finite() && lr > 0.0) {
         return Err(format!("--lr must be a positive number, not {lr}"));
@@ -495,6 +520,7 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
                 init,
                 seed,
                 resume,
+                w2_8bit,
             };
             let tables = egdb.tables()?;
             return pool

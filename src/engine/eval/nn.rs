@@ -40,6 +40,12 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 4096;
 /// Integer value of weight 1 (one man) in the output layer.
 pub const QO: i32 = 256;
+/// The second-layer weights of an 8-bit network are multiples of this (at
+/// scale [`QB`]: steps of 1/64), at most 127 steps either way. A network
+/// fitted so (`dammer tune --w2-8bit`) evaluates its second layer with 8-bit
+/// weights where the processor allows, four cells a multiply-add lane
+/// instead of two; a network that is not keeps the 16-bit path.
+pub const W2_STEP: i32 = 64;
 /// Largest first-layer weight and bias in the float network: keeps a
 /// full board's sum (at most 40 inputs) well inside i16 at scale [`QA`].
 pub const W1_LIMIT: f32 = 2.0;
@@ -159,6 +165,16 @@ impl FloatNetwork {
             out += self.w3[b * L2 + j] * z.clamp(0.0, 1.0);
         }
         out
+    }
+
+    /// Puts every second-layer weight on the nearest of the 8-bit network's
+    /// steps ([`W2_STEP`]: multiples of 1/64, at most 127 of them either
+    /// way), so that [`FloatNetwork::quantise`] gives an 8-bit network.
+    pub fn snap_w2(&mut self) {
+        let steps = (QB / W2_STEP) as f32;
+        for x in &mut self.w2 {
+            *x = (*x * steps).round().clamp(-127.0, 127.0) / steps;
+        }
     }
 
     /// The integer network nearest to this one (weights clipped first).
@@ -322,6 +338,10 @@ pub struct Network {
     /// meets all [`L2`] output cells in one row, so the sums need no
     /// horizontal reduction.
     w2_pairs: Vec<i16>,
+    /// For an 8-bit network (see [`W2_STEP`]) the second layer in steps, as
+    /// the AVX-512 kernel takes it: per bucket, per quad of inputs, per
+    /// output cell, the four weights; `None` for another network.
+    w2_quads: Option<Vec<i8>>,
     /// The instructions it evaluates with (never one the processor lacks).
     kernel: Kernel,
     /// The game whose positions it learned.
@@ -330,7 +350,13 @@ pub struct Network {
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Network({HIDDEN}x2-{L2}-1, {BUCKETS} buckets, {}, {})", self.game, self.kernel.name())
+        let bits = if self.w2_quads.is_some() { 8 } else { 16 };
+        write!(
+            f,
+            "Network({HIDDEN}x2-{L2}-1, {BUCKETS} buckets, {}, {}, {bits}-bit second layer)",
+            self.game,
+            self.kernel.name()
+        )
     }
 }
 
@@ -347,6 +373,28 @@ fn pair_layout(w2: &[i16]) -> Vec<i16> {
         }
     }
     out
+}
+
+/// [`NetworkParts::w2`] in steps of [`W2_STEP`], regrouped as
+/// [`Network::w2_quads`] describes; `None` when a weight is not a whole
+/// number of steps or outside an i8.
+fn quad_layout(w2: &[i16]) -> Option<Vec<i8>> {
+    let step = |w: i16| {
+        let w = i32::from(w);
+        (w % W2_STEP == 0).then(|| i8::try_from(w / W2_STEP).ok()).flatten()
+    };
+    let mut out = vec![0i8; w2.len()];
+    for b in 0..BUCKETS {
+        for k in 0..HIDDEN / 2 {
+            for j in 0..L2 {
+                for t in 0..4 {
+                    out[((b * HIDDEN / 2 + k) * L2 + j) * 4 + t] =
+                        step(w2[(b * L2 + j) * 2 * HIDDEN + 4 * k + t])?;
+                }
+            }
+        }
+    }
+    Some(out)
 }
 
 /// The network shipped in the binary (see `docs/training.md`).
@@ -400,7 +448,8 @@ impl Network {
     /// The network of these weights (shapes checked by the caller).
     fn from_parts(p: NetworkParts) -> Network {
         let w2_pairs = pair_layout(&p.w2);
-        Network { p, w2_pairs, kernel: Kernel::best_available(), game: Variant::Normal }
+        let w2_quads = quad_layout(&p.w2);
+        Network { p, w2_pairs, w2_quads, kernel: Kernel::best_available(), game: Variant::Normal }
     }
 
     /// The same network, marked as learned from `game`'s positions.
@@ -425,9 +474,15 @@ impl Network {
         kernel.runs_here().then(|| Network {
             p: self.p.clone(),
             w2_pairs: self.w2_pairs.clone(),
+            w2_quads: self.w2_quads.clone(),
             kernel,
             game: self.game,
         })
+    }
+
+    /// Whether the second layer is on the 8-bit steps ([`W2_STEP`]).
+    pub fn is_8_bit(&self) -> bool {
+        self.w2_quads.is_some()
     }
 
     /// The instructions evaluation runs on.
@@ -611,9 +666,21 @@ impl Network {
         let pairs = &self.w2_pairs[b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN];
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `kernel` is AVX-512 only when the processor has it;
-            // `pairs` is one bucket's whole second layer.
-            Kernel::Avx512 => unsafe { avx512::layer2(own, other, pairs, &mut z) },
+            Kernel::Avx512 => match &self.w2_quads {
+                // SAFETY: `kernel` is AVX-512 only when the processor has
+                // it; `quads` is one bucket's whole second layer in steps.
+                Some(quads) => unsafe {
+                    avx512::layer2_8bit(
+                        own,
+                        other,
+                        &quads[b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN],
+                        &mut z,
+                    )
+                },
+                // SAFETY: as above; `pairs` is one bucket's whole second
+                // layer in pairs.
+                None => unsafe { avx512::layer2(own, other, pairs, &mut z) },
+            },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above, for AVX2; `w2` is one bucket's whole
             // second layer.
@@ -903,10 +970,11 @@ mod avx2 {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{row_of, Bitboard, Bits, Cells, HIDDEN, L2, QA};
+    use super::{row_of, Bitboard, Bits, Cells, HIDDEN, L2, QA, W2_STEP};
     use std::arch::x86_64::*;
 
     const LANES: usize = 32;
+    const _: () = assert!((W2_STEP as u32).is_power_of_two() && (HIDDEN / 2).is_multiple_of(8));
     const CHUNKS: usize = HIDDEN / LANES;
     // One register holds the 16 outputs; the pair loop takes 8 at a time.
     const _: () = assert!(HIDDEN.is_multiple_of(LANES) && HIDDEN.is_multiple_of(8) && L2 == 16);
@@ -975,6 +1043,59 @@ mod avx512 {
         // SAFETY: z has 16 i32, one unaligned store.
         unsafe { _mm512_storeu_si512(z.as_mut_ptr().cast(), sum) };
     }
+
+    /// The second layer of an 8-bit network: both views clipped into one
+    /// buffer of bytes (the clipped cells are 0..=255, so a byte holds each
+    /// exactly), then each quad of cells, broadcast, multiplied with its row
+    /// of `quads` (the quad's weights in steps for all 16 outputs, one
+    /// register) and added (`vpdpbusd`: unsigned bytes by signed bytes, four
+    /// products a lane): half the multiply-adds of `layer2`. The sums times
+    /// [`W2_STEP`] are the scalar path's exactly (at most 256 x 255 x 127 x
+    /// 64 in size, inside i32).
+    ///
+    /// # Safety
+    /// The processor must have AVX-512 F, BW and VNNI; `quads` is one
+    /// bucket's second layer in the layout of `Network::w2_quads`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn layer2_8bit(own: &Cells, other: &Cells, quads: &[i8], z: &mut [i32; L2]) {
+        assert!(quads.len() >= 2 * HIDDEN * L2);
+        let (zero, top) = (_mm512_setzero_si512(), _mm512_set1_epi16(QA as i16));
+        let mut x = Bytes2([0; 2 * HIDDEN]);
+        for (half, cells) in [own, other].into_iter().enumerate() {
+            for i in 0..CHUNKS {
+                // SAFETY: chunk i of HIDDEN cells, and of the half of `x`.
+                unsafe {
+                    let v = _mm512_loadu_si512(cells.0.as_ptr().add(LANES * i).cast());
+                    let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), top);
+                    let bytes = _mm512_cvtepi16_epi8(v);
+                    _mm256_storeu_si256(x.0.as_mut_ptr().add(half * HIDDEN + LANES * i).cast(), bytes);
+                }
+            }
+        }
+        let xs = x.0.as_ptr().cast::<i32>();
+        let w = quads.as_ptr();
+        let mut acc = [_mm512_setzero_si512(); 8];
+        for k in (0..HIDDEN / 2).step_by(8) {
+            for (t, a) in acc.iter_mut().enumerate() {
+                // SAFETY: quad k + t of the HIDDEN / 2 quads in `x`; its
+                // row (4 L2 weights) lies inside `quads` (asserted).
+                unsafe {
+                    let v = _mm512_set1_epi32(xs.add(k + t).read_unaligned());
+                    *a = _mm512_dpbusd_epi32(*a, v, _mm512_loadu_si512(w.add((k + t) * 4 * L2).cast()));
+                }
+            }
+        }
+        let sum =
+            |a: &[__m512i]| _mm512_add_epi32(_mm512_add_epi32(a[0], a[1]), _mm512_add_epi32(a[2], a[3]));
+        let sum =
+            _mm512_slli_epi32(_mm512_add_epi32(sum(&acc[..4]), sum(&acc[4..])), W2_STEP.trailing_zeros());
+        // SAFETY: z has 16 i32, one unaligned store.
+        unsafe { _mm512_storeu_si512(z.as_mut_ptr().cast(), sum) };
+    }
+
+    /// Both views' clipped cells as bytes, aligned for whole-register access.
+    #[repr(C, align(64))]
+    struct Bytes2([u8; 2 * HIDDEN]);
 
     /// Both views' clipped cells, aligned for whole-register access.
     #[repr(C, align(64))]
@@ -1054,7 +1175,17 @@ mod tests {
 
     #[test]
     fn every_kernel_gives_the_scalar_scores_bit_for_bit() {
-        for net in [random_net(11).quantise(), Network::from_bytes(EMBEDDED).expect("embedded network")] {
+        let eight_bit = {
+            // Second-layer weights across the whole 8-bit range.
+            let mut f = random_net(29);
+            f.w2.iter_mut().for_each(|x| *x *= 10.0);
+            f.snap_w2();
+            f.quantise()
+        };
+        assert!(eight_bit.w2_quads.is_some());
+        let nets =
+            [random_net(11).quantise(), Network::from_bytes(EMBEDDED).expect("embedded network"), eight_bit];
+        for net in nets {
             let scalar = net.with_kernel(Kernel::Scalar).expect("scalar runs anywhere");
             let positions = random_positions(5, 2000);
             for kernel in [Kernel::Avx2, Kernel::Avx512] {
@@ -1081,6 +1212,29 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn only_a_network_on_the_steps_is_8_bit() {
+        let n3 = Network::from_bytes(EMBEDDED).expect("embedded network");
+        assert!(n3.w2_quads.is_none());
+        let mut f = random_net(31);
+        f.snap_w2();
+        let net = f.quantise();
+        let quads = net.w2_quads.as_ref().expect("an 8-bit network");
+        // Every weight once, in steps.
+        let mut a: Vec<i32> = quads.iter().map(|&q| i32::from(q) * W2_STEP).collect();
+        let mut b: Vec<i32> = net.p.w2.iter().map(|&w| i32::from(w)).collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        // One weight off the steps, or beyond an i8 of them, and the
+        // network keeps the 16-bit path.
+        for w in [W2_STEP + 1, 128 * W2_STEP] {
+            let mut p = net.p.clone();
+            p.w2[77] = w as i16;
+            assert!(Network::from_parts(p).w2_quads.is_none(), "{w}");
         }
     }
 
