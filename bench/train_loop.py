@@ -39,9 +39,9 @@ STATE_VERSION = 1
 # Settings that decide what the loop computes: a loop is resumed with the
 # same ones. The others (threads, binary, how many generations) may change.
 FIXED = ["games", "nodes", "random_plies", "seed", "mix", "epochs", "lr", "egdb",
-         "gate_games", "gate_movetime", "gate_sprt"]
+         "gate_games", "gate_movetime", "gate_sprt", "w2_bits"]
 # What a setting added since a loop started meant before it existed.
-OLD_DEFAULTS = {"gate_sprt": "off"}
+OLD_DEFAULTS = {"gate_sprt": "off", "w2_bits": 16}
 # A gate's SPRT error rates (false pass, false fail).
 SPRT_ALPHA = SPRT_BETA = 0.05
 
@@ -197,7 +197,8 @@ class Loop:
         a = self.args
         return {"games": a.games, "nodes": a.nodes, "random_plies": a.random_plies, "seed": a.seed, "mix": a.mix,
                 "epochs": a.epochs, "lr": a.lr, "egdb": os.path.abspath(a.egdb) if a.egdb else None,
-                "gate_games": a.gate_games, "gate_movetime": a.gate_movetime, "gate_sprt": a.gate_sprt}
+                "gate_games": a.gate_games, "gate_movetime": a.gate_movetime, "gate_sprt": a.gate_sprt,
+                "w2_bits": a.w2_bits}
 
     def open_state(self):
         st = self.state
@@ -298,6 +299,8 @@ class Loop:
                "--threads", str(self.args.threads)]
         if self.args.egdb:
             cmd += ["--egdb", self.args.egdb]
+        if self.args.w2_bits == 8:
+            cmd += ["--w2-8bit"]
         with Step(self.state, gen, "fit", self.args.threads):
             rc, text = run(cmd, self.log)
         if rc != 0:
@@ -455,6 +458,9 @@ def main():
     p.add_argument("--epochs", type=int, default=4, help="epochs of a fit")
     p.add_argument("--lr", type=float, default=0.0005, help="a fit's Adam step size (a warm start: small)")
     p.add_argument("--egdb", help="endgame tables that label the positions they hold")
+    p.add_argument("--w2-bits", type=int, choices=[8, 16], default=8,
+                   help="the candidates' second layer: 8 (dammer tune --w2-8bit, as the embedded n6: the faster "
+                        "kernel) or 16")
     p.add_argument("--gate-games", type=int, default=600, help="games of a gate match")
     p.add_argument("--gate-sprt", default="0,30",
                    help="ELO0,ELO1: a gate stops early when an SPRT (alpha = beta = 0.05) finds the candidate "
