@@ -423,7 +423,7 @@ pub(crate) fn fit(
     }
     let mut history = History::default();
     net.clip();
-    let v = losses(validation, &seen(cfg, net), &seen(cfg, net).quantise(), cfg.k);
+    let v = validate(cfg, validation, net);
     history.validation.push(v);
     history.train.push(f64::NAN);
     let at = resume.as_ref().map_or(0, |c| c.epoch);
@@ -503,7 +503,7 @@ pub(crate) fn fit(
             net.clip();
         }
         let tl = running / train.len().max(1) as f64;
-        let v = losses(validation, &seen(cfg, net), &seen(cfg, net).quantise(), cfg.k);
+        let v = validate(cfg, validation, net);
         history.train.push(tl);
         history.validation.push(v);
         save(&Checkpoint { settings, epoch, step, m: m.clone(), s: s.clone(), net: net.clone() })?;
@@ -529,6 +529,12 @@ fn seen<'a>(cfg: &Config, net: &'a FloatNetwork) -> std::borrow::Cow<'a, FloatNe
     } else {
         std::borrow::Cow::Borrowed(net)
     }
+}
+
+/// The validation losses of the network the fit writes.
+fn validate(cfg: &Config, validation: &NetSamples, net: &FloatNetwork) -> Losses {
+    let net = seen(cfg, net);
+    losses(validation, &net, &net.quantise(), cfg.k)
 }
 
 /// Where the float weights of `out` go.
