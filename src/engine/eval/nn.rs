@@ -663,30 +663,22 @@ impl Network {
         let b = bucket(pieces);
         let mut z = [0i32; L2];
         let (own, other) = (&acc.views[us], &acc.views[1 - us]);
-        let w2 = &self.p.w2[b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN];
-        let pairs = &self.w2_pairs[b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN];
+        let bucket = b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN;
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => match &self.w2_quads {
                 // SAFETY: `kernel` is AVX-512 only when the processor has
                 // it; `quads` is one bucket's whole second layer in steps.
-                Some(quads) => unsafe {
-                    avx512::layer2_8bit(
-                        own,
-                        other,
-                        &quads[b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN],
-                        &mut z,
-                    )
-                },
-                // SAFETY: as above; `pairs` is one bucket's whole second
+                Some(quads) => unsafe { avx512::layer2_8bit(own, other, &quads[bucket], &mut z) },
+                // SAFETY: as above; the slice is one bucket's whole second
                 // layer in pairs.
-                None => unsafe { avx512::layer2(own, other, pairs, &mut z) },
+                None => unsafe { avx512::layer2(own, other, &self.w2_pairs[bucket], &mut z) },
             },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above, for AVX2; `w2` is one bucket's whole
+            // SAFETY: as above, for AVX2; the slice is one bucket's whole
             // second layer.
-            Kernel::Avx2 => unsafe { avx2::layer2(own, other, w2, &mut z) },
-            _ => layer2_scalar(&own.0, &other.0, w2, &mut z),
+            Kernel::Avx2 => unsafe { avx2::layer2(own, other, &self.p.w2[bucket], &mut z) },
+            _ => layer2_scalar(&own.0, &other.0, &self.p.w2[bucket], &mut z),
         }
         let mut out = self.p.b3[b];
         for (j, zj) in z.iter().enumerate() {
@@ -1011,14 +1003,13 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub(super) unsafe fn layer2(own: &Cells, other: &Cells, pairs: &[i16], z: &mut [i32; L2]) {
         assert!(pairs.len() >= 2 * HIDDEN * L2);
-        let (zero, top) = (_mm512_setzero_si512(), _mm512_set1_epi16(QA as i16));
         let mut x = Cells2([0; 2 * HIDDEN]);
         for (half, cells) in [own, other].into_iter().enumerate() {
             for i in 0..CHUNKS {
-                // SAFETY: chunk i of HIDDEN cells, and of the half of `x`.
+                // SAFETY: the processor has AVX-512 BW (this function's own
+                // requirement); chunk i of HIDDEN cells, and of the half of `x`.
                 unsafe {
-                    let v = _mm512_loadu_si512(cells.0.as_ptr().add(LANES * i).cast());
-                    let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), top);
+                    let v = clipped(cells, i);
                     _mm512_storeu_si512(x.0.as_mut_ptr().add(half * HIDDEN + LANES * i).cast(), v);
                 }
             }
@@ -1038,9 +1029,7 @@ mod avx512 {
                 }
             }
         }
-        let sum =
-            |a: &[__m512i]| _mm512_add_epi32(_mm512_add_epi32(a[0], a[1]), _mm512_add_epi32(a[2], a[3]));
-        let sum = _mm512_add_epi32(sum(&acc[..4]), sum(&acc[4..]));
+        let sum = sum8(&acc);
         // SAFETY: z has 16 i32, one unaligned store.
         unsafe { _mm512_storeu_si512(z.as_mut_ptr().cast(), sum) };
     }
@@ -1060,15 +1049,12 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub(super) unsafe fn layer2_8bit(own: &Cells, other: &Cells, quads: &[i8], z: &mut [i32; L2]) {
         assert!(quads.len() >= 2 * HIDDEN * L2);
-        let (zero, top) = (_mm512_setzero_si512(), _mm512_set1_epi16(QA as i16));
         let mut x = Bytes2([0; 2 * HIDDEN]);
         for (half, cells) in [own, other].into_iter().enumerate() {
             for i in 0..CHUNKS {
-                // SAFETY: chunk i of HIDDEN cells, and of the half of `x`.
+                // SAFETY: as in `layer2`.
                 unsafe {
-                    let v = _mm512_loadu_si512(cells.0.as_ptr().add(LANES * i).cast());
-                    let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), top);
-                    let bytes = _mm512_cvtepi16_epi8(v);
+                    let bytes = _mm512_cvtepi16_epi8(clipped(cells, i));
                     _mm256_storeu_si256(x.0.as_mut_ptr().add(half * HIDDEN + LANES * i).cast(), bytes);
                 }
             }
@@ -1086,12 +1072,33 @@ mod avx512 {
                 }
             }
         }
-        let sum =
-            |a: &[__m512i]| _mm512_add_epi32(_mm512_add_epi32(a[0], a[1]), _mm512_add_epi32(a[2], a[3]));
-        let sum =
-            _mm512_slli_epi32(_mm512_add_epi32(sum(&acc[..4]), sum(&acc[4..])), W2_STEP.trailing_zeros());
+        let sum = _mm512_slli_epi32(sum8(&acc), W2_STEP.trailing_zeros());
         // SAFETY: z has 16 i32, one unaligned store.
         unsafe { _mm512_storeu_si512(z.as_mut_ptr().cast(), sum) };
+    }
+
+    /// Chunk `i` (below `CHUNKS`) of `cells` clipped to 0..=QA: the input
+    /// of both second-layer kernels.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512 F and BW; `i` < `CHUNKS`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn clipped(cells: &Cells, i: usize) -> __m512i {
+        debug_assert!(i < CHUNKS);
+        // SAFETY: chunk i lies inside the HIDDEN cells (the caller's `i`).
+        let v = unsafe { _mm512_loadu_si512(cells.0.as_ptr().add(LANES * i).cast()) };
+        _mm512_min_epi16(_mm512_max_epi16(v, _mm512_setzero_si512()), _mm512_set1_epi16(QA as i16))
+    }
+
+    /// The sum of the eight accumulators the second-layer kernels keep in
+    /// flight.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn sum8(a: &[__m512i; 8]) -> __m512i {
+        let half =
+            |a: &[__m512i]| _mm512_add_epi32(_mm512_add_epi32(a[0], a[1]), _mm512_add_epi32(a[2], a[3]));
+        _mm512_add_epi32(half(&a[..4]), half(&a[4..]))
     }
 
     /// Both views' clipped cells as bytes, aligned for whole-register access.
@@ -1233,11 +1240,10 @@ mod tests {
         let net = f.quantise();
         let quads = net.w2_quads.as_ref().expect("an 8-bit network");
         // Every weight once, in steps.
-        let mut a: Vec<i32> = quads.iter().map(|&q| i32::from(q) * W2_STEP).collect();
-        let mut b: Vec<i32> = net.p.w2.iter().map(|&w| i32::from(w)).collect();
-        a.sort_unstable();
-        b.sort_unstable();
-        assert_eq!(a, b);
+        assert_same_weights(
+            quads.iter().map(|&q| i32::from(q) * W2_STEP).collect(),
+            net.p.w2.iter().map(|&w| i32::from(w)).collect(),
+        );
         // One weight off the steps, or beyond an i8 of them, and the
         // network keeps the 16-bit path.
         for w in [W2_STEP + 1, 128 * W2_STEP] {
@@ -1250,9 +1256,14 @@ mod tests {
     #[test]
     fn the_second_layer_in_pairs_holds_every_weight_once() {
         let net = random_net(31).quantise();
-        let mut a = net.parts().w2.clone();
-        let mut b = pair_layout(&a);
+        let a = net.parts().w2.clone();
+        let b = pair_layout(&a);
         assert_ne!(a, b);
+        assert_same_weights(a, b);
+    }
+
+    /// Asserts that two layouts hold the same weights, each as often.
+    fn assert_same_weights<T: Ord + std::fmt::Debug>(mut a: Vec<T>, mut b: Vec<T>) {
         a.sort_unstable();
         b.sort_unstable();
         assert_eq!(a, b);
