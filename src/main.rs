@@ -58,8 +58,10 @@ enum Command {
     /// extends the file.
     Selfplay(selfplay::SelfplayArgs),
     /// Search every position of a self-play data file again with more
-    /// nodes and write them with the new scores (deeper labels for `tune`).
-    /// Rerunning the command resumes.
+    /// nodes and write them with the new scores (deeper labels for `tune`),
+    /// or make data of a PDN file's games (a match's: every quiet position of
+    /// a finished game, searched, with the game's result). Rerunning the
+    /// command resumes.
     Relabel(selfplay::RelabelArgs),
     /// Join self-play data files (the shards of one run) into one, games in
     /// number order: the same file one run would make.

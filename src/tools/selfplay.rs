@@ -141,6 +141,71 @@ pub fn read_data(path: &Path) -> Result<(Variant, Vec<Record>), String> {
     Ok((variant, out))
 }
 
+/// The game's result from White's side as a PDN result token writes it
+/// (draughts' `2-0`, `1-1`, `0-2`, and chess's `1-0`, `1/2-1/2`, `0-1`);
+/// None for an unfinished game (`*`) or a double forfeit (`0-0`).
+fn pdn_result(token: &str) -> Option<i8> {
+    match token {
+        "2-0" | "1-0" => Some(1),
+        "1-1" | "1/2-1/2" => Some(0),
+        "0-2" | "0-1" => Some(-1),
+        _ => None,
+    }
+}
+
+/// The quiet positions (no capture for the side to move) of the finished
+/// games of a PDN text, as records with the game's result and no score
+/// (a search gives it): games numbered from 1 in file order. Unfinished
+/// games are left out; a game of another variant or one that does not
+/// replay by the rules is an error naming it. Also returns how many games
+/// were left out.
+pub fn records_of_pdn(text: &str) -> Result<(Vec<Record>, u32), String> {
+    let games = crate::rules::pdn::read(text)?;
+    let mut records = Vec::new();
+    let mut skipped = 0;
+    for (i, g) in games.iter().enumerate() {
+        let number = i as u32 + 1;
+        match g.variant() {
+            Ok(Variant::Normal) => {}
+            Ok(v) => return Err(format!("game {number} is of {v}, not of the international game")),
+            Err(e) => return Err(format!("game {number}: {e}")),
+        }
+        let Some(result) = g.result.as_deref().and_then(pdn_result) else {
+            skipped += 1;
+            continue;
+        };
+        let game = g.replay().map_err(|e| format!("game {number}: {e}"))?;
+        for pos in game.positions() {
+            if !crate::rules::movegen::has_capture(pos) {
+                records.push(Record { position: *pos, game: number, score: 0, result });
+            }
+        }
+    }
+    Ok((records, skipped))
+}
+
+/// The records `relabel` searches: a self-play data file's, or the quiet
+/// positions of a PDN file's finished games ([`records_of_pdn`]).
+fn relabel_input(path: &Path, progress: &mut dyn FnMut(&str)) -> Result<Vec<Record>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if variant_of(&bytes).is_some() {
+        return read_records(path);
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{} is neither a Dammer self-play file nor a PDN text", path.display()))?;
+    let (records, skipped) = records_of_pdn(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if records.is_empty() {
+        return Err(format!("{} holds no finished game", path.display()));
+    }
+    let games = records.chunk_by(|a, b| a.game == b.game).count();
+    progress(&format!(
+        "{}: {} quiet positions of {games} finished games ({skipped} unfinished left out)",
+        path.display(),
+        records.len()
+    ));
+    Ok(records)
+}
+
 /// What a self-play run does.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -546,7 +611,10 @@ pub struct Relabelled {
 
 /// Searches every position of `input` again with `nodes` nodes and `eval`
 /// and writes the records with the new score to `out` (game and result
-/// kept): deeper labels for positions from fast games. A game's positions
+/// kept): deeper labels for positions from fast games. `input` may also be
+/// a PDN file (a match's games, e.g. against another engine): its finished
+/// games' quiet positions are searched and kept with their game's result,
+/// so that a fit learns from the games Dammer played. A game's positions
 /// are searched in order with one table, cleared between games; positions
 /// whose new score is a win or a loss are dropped, as self-play drops them.
 /// Resumable: games already in `out` are skipped.
@@ -558,7 +626,7 @@ pub fn relabel(
     eval: &Evaluation,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Relabelled, String> {
-    let records = read_records(input)?;
+    let records = relabel_input(input, progress)?;
     let done = prepare(out, Variant::Normal)?;
     let games: Vec<&[Record]> =
         records.chunk_by(|a, b| a.game == b.game).filter(|g| !done.contains(&g[0].game)).collect();
@@ -619,7 +687,8 @@ pub fn relabel(
 /// The arguments of `dammer relabel`.
 #[derive(clap::Args, Debug)]
 pub struct RelabelArgs {
-    /// The self-play data file to relabel.
+    /// The self-play data file to relabel, or a PDN file (a match's games): every quiet position
+    /// of its finished games, searched and kept with the game's result.
     pub input: std::path::PathBuf,
     /// The data file to write (created, or extended).
     #[arg(long)]

@@ -530,3 +530,45 @@ fn relabelling_keeps_games_and_results_and_resumes() {
     assert_eq!(selfplay::relabel(&input, &out, 2000, 2, &Evaluation::Hand, &mut |_| {}).unwrap().games, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_match_pdn_relabels_into_data_with_its_results() {
+    let dir = std::env::temp_dir().join(format!("dammer-relabel-pdn-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, out) = (dir.join("games.pdn"), dir.join("out.bin"));
+    // A won game from a FEN tag, a drawn one from the start, an unfinished one.
+    let pdn = "[White \"a\"]\n[Black \"b\"]\n[Result \"2-0\"]\n[FEN \"W:W28,33:B18,19\"]\n\n\
+               1. 33-29 19-24 2. 29x20 18-22 3. 28x17 2-0\n\n\
+               [Result \"1-1\"]\n\n1. 32-28 19-23 2. 28x19 14x23 1-1\n\n\
+               [Result \"*\"]\n\n1. 32-28 *\n";
+    std::fs::write(&input, pdn).unwrap();
+    let (records, skipped) = selfplay::records_of_pdn(pdn).unwrap();
+    assert_eq!(skipped, 1);
+    // Quiet positions only (no capture due): of the won game the start,
+    // after 33-29, after 29x20 and the end; of the drawn one the start,
+    // after 32-28 and the end. Each carries its game's number and result.
+    for r in &records {
+        assert!(!dammer::rules::movegen::has_capture(&r.position), "{r:?}");
+        assert_eq!(r.result, if r.game == 1 { 1 } else { 0 }, "{r:?}");
+    }
+    assert_eq!(records.iter().filter(|r| r.game == 1).count(), 4);
+    assert_eq!(records.iter().filter(|r| r.game == 2).count(), 3);
+    let r = selfplay::relabel(&input, &out, 500, 2, &Evaluation::Hand, &mut |_| {}).unwrap();
+    assert_eq!(r.games, 2);
+    let after = selfplay::read_records(&out).unwrap();
+    assert_eq!(after.len() as u64, r.positions);
+    // The won game's last position (Black has nothing) is a loss: dropped.
+    assert!(after.len() < records.len() && after.iter().any(|a| a.game == 1));
+    for a in &after {
+        assert!(records.iter().any(|b| Record { score: a.score, ..*b } == *a), "{a:?}");
+    }
+    assert_eq!(selfplay::relabel(&input, &out, 500, 2, &Evaluation::Hand, &mut |_| {}).unwrap().games, 0);
+    // Bad input: an illegal move names its game, a text that is no PDN fails.
+    let bad = "[Result \"2-0\"]\n\n1. 32-27 2-0\n\n[Result \"1-1\"]\n\n1. 31-26 19-24 2. 26-22 1-1\n";
+    let e = selfplay::records_of_pdn(bad).unwrap_err();
+    assert!(e.contains("game 2"), "{e}");
+    std::fs::write(&input, [0xffu8, 0xfe, 0x00]).unwrap();
+    let e = selfplay::relabel(&input, &out, 500, 2, &Evaluation::Hand, &mut |_| {}).unwrap_err();
+    assert!(e.contains("neither"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
