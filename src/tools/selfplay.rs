@@ -103,7 +103,13 @@ impl Record {
 /// written last record (an interrupted run) is ignored; anything else wrong
 /// (a variant's file included) is an error.
 pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
-    match read_data(path)? {
+    international(path, read_data(path)?)
+}
+
+/// The records of a data file read from `path`, if its games are of the
+/// international game.
+fn international(path: &Path, data: (Variant, Vec<Record>)) -> Result<Vec<Record>, String> {
+    match data {
         (Variant::Normal, records) => Ok(records),
         (other, _) => {
             Err(format!("{} holds games of {other}, not of the international game", path.display()))
@@ -127,11 +133,13 @@ fn variant_in(path: &Path, header: &[u8]) -> Result<Variant, String> {
 
 /// Reads a data file: the variant of its games and every record.
 pub fn read_data(path: &Path) -> Result<(Variant, Vec<Record>), String> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let variant = variant_in(path, &bytes)?;
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    data_of(path, &bytes)
+}
+
+/// The variant and records of a data file's bytes, read from `path`.
+fn data_of(path: &Path, bytes: &[u8]) -> Result<(Variant, Vec<Record>), String> {
+    let variant = variant_in(path, bytes)?;
     let body = &bytes[MAGIC.len()..];
     let mut out = Vec::with_capacity(body.len() / RECORD_SIZE);
     for (i, chunk) in body.chunks_exact(RECORD_SIZE).enumerate() {
@@ -189,7 +197,7 @@ pub fn records_of_pdn(text: &str) -> Result<(Vec<Record>, u32), String> {
 fn relabel_input(path: &Path, progress: &mut dyn FnMut(&str)) -> Result<Vec<Record>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if variant_of(&bytes).is_some() {
-        return read_records(path);
+        return international(path, data_of(path, &bytes)?);
     }
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("{} is neither a Dammer self-play file nor a PDN text", path.display()))?;
