@@ -5,7 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::rules::game::Game;
 use crate::rules::notation::to_pdn;
-use crate::rules::position::Position;
+use crate::rules::position::{Color, Position};
 
 /// One game read from a PDN file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -38,6 +38,14 @@ impl PdnGame {
         }
     }
 
+    /// How the game ended: its `Result` tag, or where that names no end
+    /// (missing, `*`), the result token after its moves. None for a game
+    /// that neither calls finished.
+    pub fn finished(&self) -> Option<PdnResult> {
+        let token = |t: Option<&str>| t.and_then(PdnResult::from_token);
+        token(self.tag("Result")).or_else(|| token(self.result.as_deref()))
+    }
+
     /// Replays the game from its FEN tag (or the initial position) by
     /// Dammer's rules.
     pub fn replay(&self) -> Result<Game, String> {
@@ -51,6 +59,29 @@ impl PdnGame {
             game.play_text(m).map_err(|e| format!("move {} ({m}): {e}", i + 1))?;
         }
         Ok(game)
+    }
+}
+
+/// How a PDN result ends a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PdnResult {
+    /// This side won.
+    Win(Color),
+    /// Drawn.
+    Draw,
+}
+
+impl PdnResult {
+    /// The end a result token names: draughts' `2-0`, `1-1`, `0-2`, and
+    /// chess's `1-0`, `1/2-1/2`, `0-1`, which some tools write; None for
+    /// an unfinished game (`*`), a double forfeit (`0-0`) or anything else.
+    pub fn from_token(token: &str) -> Option<PdnResult> {
+        match token.trim() {
+            "2-0" | "1-0" => Some(PdnResult::Win(Color::White)),
+            "0-2" | "0-1" => Some(PdnResult::Win(Color::Black)),
+            "1-1" | "1/2-1/2" => Some(PdnResult::Draw),
+            _ => None,
+        }
     }
 }
 
@@ -438,5 +469,17 @@ mod tests {
         assert!(read("1. hello *").is_err());
         assert!(read("[FEN \"nonsense\"] 1. 32-28 *").unwrap()[0].replay().is_err());
         assert!(read("1. 32-26 *").unwrap()[0].replay().is_err());
+    }
+
+    #[test]
+    fn a_game_is_finished_by_its_tag_or_else_its_token() {
+        let finished = |text: &str| read(text).unwrap()[0].finished();
+        let white = Some(PdnResult::Win(Color::White));
+        assert_eq!(finished("[Result \"2-0\"]\n\n1. 32-28 *"), white);
+        assert_eq!(finished("[Result \"*\"]\n\n1. 32-28 0-2"), Some(PdnResult::Win(Color::Black)));
+        assert_eq!(finished("[Result \"1/2-1/2\"]\n\n1. 32-28"), Some(PdnResult::Draw));
+        assert_eq!(finished("1. 32-28 1-0"), white);
+        assert_eq!(finished("[Result \"0-0\"]\n\n1. 32-28 *"), None);
+        assert_eq!(finished("[Result \"?\"]\n\n1. 32-28"), None);
     }
 }

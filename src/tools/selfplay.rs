@@ -24,6 +24,7 @@ use crate::engine::time::Limits;
 use crate::engine::Engine;
 use crate::rules::game::{Game, GameResult};
 use crate::rules::openings::{parse_openings, Opening, DEFAULT_OPENINGS};
+use crate::rules::pdn::PdnResult;
 use crate::rules::position::{Color, Position};
 use crate::rules::variant::Variant;
 
@@ -149,18 +150,6 @@ fn data_of(path: &Path, bytes: &[u8]) -> Result<(Variant, Vec<Record>), String> 
     Ok((variant, out))
 }
 
-/// The game's result from White's side as a PDN result token writes it
-/// (draughts' `2-0`, `1-1`, `0-2`, and chess's `1-0`, `1/2-1/2`, `0-1`);
-/// None for an unfinished game (`*`) or a double forfeit (`0-0`).
-fn pdn_result(token: &str) -> Option<i8> {
-    match token {
-        "2-0" | "1-0" => Some(1),
-        "1-1" | "1/2-1/2" => Some(0),
-        "0-2" | "0-1" => Some(-1),
-        _ => None,
-    }
-}
-
 /// The quiet positions (no capture for the side to move) of the finished
 /// games of a PDN text, as records with the game's result and no score
 /// (a search gives it): games numbered from 1 in file order. Unfinished
@@ -178,9 +167,14 @@ pub fn records_of_pdn(text: &str) -> Result<(Vec<Record>, u32), String> {
             Ok(v) => return Err(format!("game {number} is of {v}, not of the international game")),
             Err(e) => return Err(format!("game {number}: {e}")),
         }
-        let Some(result) = g.result.as_deref().and_then(pdn_result) else {
-            skipped += 1;
-            continue;
+        let result = match g.finished() {
+            Some(PdnResult::Win(Color::White)) => 1,
+            Some(PdnResult::Win(Color::Black)) => -1,
+            Some(PdnResult::Draw) => 0,
+            None => {
+                skipped += 1;
+                continue;
+            }
         };
         let game = g.replay().map_err(|e| format!("game {number}: {e}"))?;
         for pos in game.positions() {

@@ -567,6 +567,11 @@ fn a_match_pdn_relabels_into_data_with_its_results() {
     let bad = "[Result \"2-0\"]\n\n1. 32-27 2-0\n\n[Result \"1-1\"]\n\n1. 31-26 19-24 2. 26-22 1-1\n";
     let e = selfplay::records_of_pdn(bad).unwrap_err();
     assert!(e.contains("game 2"), "{e}");
+    // A result named only by the tag (no token after the moves) counts.
+    let tagged = "[Result \"0-2\"]\n\n1. 32-28 19-23 2. 28x19 14x23\n";
+    let (records, skipped) = selfplay::records_of_pdn(tagged).unwrap();
+    assert_eq!((records.len(), skipped), (3, 0));
+    assert!(records.iter().all(|r| r.result == -1));
     std::fs::write(&input, [0xffu8, 0xfe, 0x00]).unwrap();
     let e = selfplay::relabel(&input, &out, 500, 2, &Evaluation::Hand, &mut |_| {}).unwrap_err();
     assert!(e.contains("neither"), "{e}");

@@ -25,7 +25,7 @@ use crate::engine::options;
 use crate::rules::game::{DrawReason, Game, GameResult};
 use crate::rules::movegen::Move;
 use crate::rules::openings::Opening;
-use crate::rules::pdn;
+use crate::rules::pdn::{self, PdnResult};
 use crate::rules::position::{Color, Position};
 use crate::rules::variant::Variant;
 use client::{Budget, EngineError, EngineSpec};
@@ -176,9 +176,13 @@ impl Outcome {
         }
     }
 
-    /// The outcome a PDN result names, the inverse of [`Outcome::pdn`].
-    fn from_pdn(result: &str) -> Option<Outcome> {
-        [Outcome::WhiteWins, Outcome::BlackWins, Outcome::Draw].into_iter().find(|o| o.pdn() == result)
+    /// The outcome a game read back from PDN names.
+    fn of_pdn(result: PdnResult) -> Outcome {
+        match result {
+            PdnResult::Win(Color::White) => Outcome::WhiteWins,
+            PdnResult::Win(Color::Black) => Outcome::BlackWins,
+            PdnResult::Draw => Outcome::Draw,
+        }
     }
 
     fn loss_for(side: Color) -> Outcome {
@@ -787,8 +791,8 @@ fn resumed_games(
                 job.opening + 1
             )));
         }
-        let result = g.tag("Result").or(g.result.as_deref());
-        let Some(outcome) = result.and_then(Outcome::from_pdn) else {
+        let Some(outcome) = g.finished().map(Outcome::of_pdn) else {
+            let result = g.tag("Result").or(g.result.as_deref());
             return Err(at(format!("round {} has no result ({result:?})", job.number)));
         };
         let loser = match outcome {
