@@ -3,7 +3,9 @@
 # interrupted in its first generation (SIGINT, or SIGTERM) goes on with the
 # same command, one killed outright counts the step it was in and goes on,
 # one whose data directory was removed plays the missing self-play again and
-# finishes, and a gate's SPRT stops a failing gate early but not a passing one.
+# finishes, a gate's SPRT stops a failing gate early but not a passing one,
+# and a loop with deeper labels relabels what it needs again after its data
+# directory was removed.
 #
 # Usage: bench/train-loop-check.sh DIR [DAMMER]   (DIR is emptied first)
 set -euo pipefail
@@ -64,5 +66,22 @@ grep -q "run the same command to go on" "$DIR/7a.txt" || fail "no word on how to
     || { cat "$DIR/7.txt"; fail "the loop with an SPRT gate failed"; }
 grep -q "the SPRT passed early; the match plays on to 12 games" "$DIR/7.txt" || { cat "$DIR/7.txt"; fail "no early SPRT pass"; }
 grep -q "| 12 games," "$DIR/7.txt" || { cat "$DIR/7.txt"; fail "an early SPRT pass did not play every gate game"; }
-grep "^\[loop\]" "$DIR/2.txt" "$DIR/4.txt" "$DIR/6.txt" "$DIR/7.txt" | grep -v "\\$ " | sed "s|$DIR|DIR|g"
+# 8. Deeper labels (--label-nodes): each generation's self-play is relabelled
+#    and the fit reads the relabelled file; with the data directory removed
+#    after generation 1, generation 2's fit (--mix 2) relabels generation 1
+#    again, after playing its self-play again.
+LABEL=(bench/train_loop.py --work "$DIR/label/work" --keep "$DIR/label/keep" --dammer "$BIN" --games 16 --nodes 300
+       --label-nodes 900 --epochs 2 --gate-games 6 --gate-movetime 0.05 --threads 1 --concurrency 1 --gate-sprt off)
+"${LABEL[@]}" --generations 1 > "$DIR/8a.txt" 2>&1 || { cat "$DIR/8a.txt"; fail "the loop with --label-nodes failed"; }
+grep "^\[loop\] \\$" "$DIR/8a.txt" | grep -q "relabel .*gen1.bin --out .*gen1-900n.bin --nodes 900" \
+    || { cat "$DIR/8a.txt"; fail "generation 1 was not relabelled"; }
+grep "^\[loop\] \\$" "$DIR/8a.txt" | grep -q "tune .*gen1-900n.bin " || { cat "$DIR/8a.txt"; fail "the fit did not read the relabelled file"; }
+rm -rf "$DIR/label/work"
+"${LABEL[@]}" --generations 2 > "$DIR/8.txt" 2>&1 || { cat "$DIR/8.txt"; fail "the labelling loop failed after its data went"; }
+grep -q "gen1-900n.bin is gone (was the --work directory removed?): generation 1's relabelling runs again" "$DIR/8.txt" \
+    || { cat "$DIR/8.txt"; fail "the removed relabelled file was not named"; }
+grep -q "gen1.bin is gone (was the --work directory removed?): generation 1's self-play runs again" "$DIR/8.txt" \
+    || { cat "$DIR/8.txt"; fail "the removed self-play was not played again for the relabelling"; }
+grep -q "2 generations done" "$DIR/8.txt" || fail "the labelling loop's generation 2 not done"
+grep "^\[loop\]" "$DIR/2.txt" "$DIR/4.txt" "$DIR/6.txt" "$DIR/7.txt" "$DIR/8.txt" | grep -v "\\$ " | sed "s|$DIR|DIR|g"
 bench/train_loop.py --work "$DIR/work" --keep "$DIR/keep" --report | sed "s|$DIR|DIR|g"

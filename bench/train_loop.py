@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """The network's training loop, one generation after another, resumable.
 
-Each generation plays self-play games with the current best network, fits a
-candidate from that network (a warm start, on this generation's data and the
+Each generation plays self-play games with the current best network (with
+--label-nodes, searches their positions again with it at that many nodes a
+position: labels from a deeper search than the games'), fits a candidate
+from that network (a warm start, on this generation's data and the
 generations' before it, --mix), plays a gate match of the candidate against
 the best network, and on a pass keeps the candidate as the new best (and,
 with --embed, writes it where the engine embeds it). See docs/training.md,
 "The training loop".
 
-Every step checkpoints (the self-play file, the fit's checkpoint OUT.ckpt,
-the gate's PDN), and the loop's own state is written after each step and
-every minute during one: a loop stopped anywhere (Ctrl-C, a killed session)
-goes on with the same command. Two directories: --work holds the data (self-
-play files, fits, gate PDNs: large, may vanish); --keep holds the state
-(loop.json) and the accepted networks (small). When --work or a file in it
+Every step checkpoints (the self-play file, the relabelled file, the fit's
+checkpoint OUT.ckpt, the gate's PDN), and the loop's own state is written
+after each step and every minute during one: a loop stopped anywhere
+(Ctrl-C, a killed session) goes on with the same command. Two
+directories: --work holds the data (self-play and relabelled files, fits,
+gate PDNs: large, may vanish); --keep holds the state (loop.json) and the
+accepted networks (small). When --work or a file in it
 has vanished, the step that makes the missing file runs again, and the loop
 says so.
 
@@ -39,9 +42,9 @@ STATE_VERSION = 1
 # Settings that decide what the loop computes: a loop is resumed with the
 # same ones. The others (threads, binary, how many generations) may change.
 FIXED = ["games", "nodes", "random_plies", "seed", "mix", "epochs", "lr", "egdb",
-         "gate_games", "gate_movetime", "gate_sprt", "w2_bits"]
+         "gate_games", "gate_movetime", "gate_sprt", "w2_bits", "label_nodes"]
 # What a setting added since a loop started meant before it existed.
-OLD_DEFAULTS = {"gate_sprt": "off", "w2_bits": 16}
+OLD_DEFAULTS = {"gate_sprt": "off", "w2_bits": 16, "label_nodes": 0}
 # A gate's SPRT error rates (false pass, false fail).
 SPRT_ALPHA = SPRT_BETA = 0.05
 
@@ -198,7 +201,7 @@ class Loop:
         return {"games": a.games, "nodes": a.nodes, "random_plies": a.random_plies, "seed": a.seed, "mix": a.mix,
                 "epochs": a.epochs, "lr": a.lr, "egdb": os.path.abspath(a.egdb) if a.egdb else None,
                 "gate_games": a.gate_games, "gate_movetime": a.gate_movetime, "gate_sprt": a.gate_sprt,
-                "w2_bits": a.w2_bits}
+                "w2_bits": a.w2_bits, "label_nodes": a.label_nodes}
 
     def open_state(self):
         st = self.state
@@ -250,6 +253,13 @@ class Loop:
     def data_file(self, k):
         return os.path.join(self.work, f"gen{k}.bin")
 
+    def labelled_file(self, k):
+        return os.path.join(self.work, f"gen{k}-{self.args.label_nodes}n.bin")
+
+    def fit_file(self, k):
+        """What generation k's fit reads: its self-play, or that relabelled."""
+        return self.labelled_file(k) if self.args.label_nodes else self.data_file(k)
+
     def candidate(self, k):
         return os.path.join(self.work, f"cand{k}.nn")
 
@@ -277,18 +287,50 @@ class Loop:
                             f"(exit {rc}): run the same command to go on")
         gen["played"] = True
 
+    def label(self, gen):
+        """Searches every position of the generation's self-play again at
+        --label-nodes with the network that played it (distillation from a
+        deeper search than the games'); `dammer relabel` resumes its file."""
+        k = gen["gen"]
+        if not os.path.exists(self.data_file(k)):
+            say(f"{self.data_file(k)} is gone (was the --work directory removed?): generation {k}'s self-play "
+                f"runs again, with its network {gen['best']}, to be relabelled")
+            gen["played"] = False
+            self.state.save()
+            self.play(gen)
+        cmd = [self.dammer, "relabel", self.data_file(k), "--out", self.labelled_file(k), "--nodes",
+               str(self.args.label_nodes), "--eval", "nn", "--threads", str(self.args.threads)]
+        weights = self.net_path(gen["best"])
+        if weights:
+            cmd += ["--weights", weights]
+        with Step(self.state, gen, "label", self.args.threads):
+            rc, text = run(cmd, self.log)
+        done = re.search(r": \d+ games there, 0 to relabel", text) or (
+            re.search(r"^relabelled \d+ games", text, re.M) and "(interrupted" not in text)
+        if rc != 0 or not done:
+            raise LoopError(f"generation {k}'s relabelling stopped before its last game "
+                            f"(exit {rc}): run the same command to go on")
+        gen["labelled"] = True
+
     def fit(self, gen):
         k = gen["gen"]
         gens = range(max(1, k - self.args.mix + 1), k + 1)
-        data = [self.data_file(j) for j in gens]
+        data = [self.fit_file(j) for j in gens]
         for j, path in zip(gens, data):
             if not os.path.exists(path):
                 g = self.generation(j)
-                say(f"{path} is gone (was the --work directory removed?): generation {j}'s self-play "
-                    f"runs again, with its network {g['best']}")
-                g["played"] = False
-                self.state.save()
-                self.play(g)
+                if self.args.label_nodes:
+                    say(f"{path} is gone (was the --work directory removed?): generation {j}'s "
+                        f"relabelling runs again, with its network {g['best']}")
+                    g["labelled"] = False
+                    self.state.save()
+                    self.label(g)
+                else:
+                    say(f"{path} is gone (was the --work directory removed?): generation {j}'s self-play "
+                        f"runs again, with its network {g['best']}")
+                    g["played"] = False
+                    self.state.save()
+                    self.play(g)
         init = self.net_path(gen["best"]) or EMBEDDED
         if not os.path.exists(self.candidate(k) + ".ckpt") and os.path.exists(self.gate_pdn(k)):
             # A gate's games against a candidate that is no more.
@@ -306,8 +348,8 @@ class Loop:
         if rc != 0:
             raise LoopError(f"generation {k}'s fit failed (exit {rc}; {self.log})")
         positions = {p: int(n) for p, n in re.findall(r"^(\S+): (\d+) positions of", text, re.M)}
-        if self.data_file(k) in positions:
-            gen["positions"] = positions[self.data_file(k)]
+        if self.fit_file(k) in positions:
+            gen["positions"] = positions[self.fit_file(k)]
         gen["fit_positions"] = sum(positions.values())
         gen["fitted"] = True
 
@@ -397,13 +439,21 @@ class Loop:
                     f"generation {k}'s fit runs again, then its gate")
                 gen["fitted"] = False
                 gen.pop("gate", None)
-            if gen.get("played") and not gen.get("fitted") and not os.path.exists(self.data_file(k)):
+            labelling = self.args.label_nodes > 0
+            if gen.get("labelled") and not gen.get("fitted") and not os.path.exists(self.labelled_file(k)):
+                say(f"{self.labelled_file(k)} is gone (was the --work directory removed?): "
+                    f"generation {k}'s relabelling runs again")
+                gen["labelled"] = False
+            if (gen.get("played") and not gen.get("fitted") and not (labelling and gen.get("labelled"))
+                    and not os.path.exists(self.data_file(k))):
                 say(f"{self.data_file(k)} is gone (was the --work directory removed?): "
                     f"generation {k}'s self-play runs again")
                 gen["played"] = False
             st.save()
             if not gen.get("played"):
                 self.play(gen)
+            elif labelling and not gen.get("labelled") and not gen.get("fitted"):
+                self.label(gen)
             elif not gen.get("fitted"):
                 self.fit(gen)
             elif "gate" not in gen:
@@ -415,16 +465,16 @@ class Loop:
     def report(self):
         if self.state.data is None:
             raise LoopError(f"no loop in {self.state.path}")
-        rows = ["| generation | network played | positions (fitted on) | self-play core-h | fit core-h | gate core-h "
-                "| gate | Elo against it (pentanomial 95%) | kept |",
-                "|---|---|---|---|---|---|---|---|---|"]
+        rows = ["| generation | network played | positions (fitted on) | self-play core-h | relabel core-h | fit core-h "
+                "| gate core-h | gate | Elo against it (pentanomial 95%) | kept |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
         for g in self.state.data["generations"]:
             c = g.get("cost", {})
             gate = g.get("gate")
-            rows.append("| %d | %s | %s | %.2f | %.2f | %.2f | %s | %s | %s |" % (
+            rows.append("| %d | %s | %s | %.2f | %.2f | %.2f | %.2f | %s | %s | %s |" % (
                 g["gen"], g["best"],
                 f"{g['positions']:,} ({g['fit_positions']:,})" if "positions" in g else "-",
-                c.get("play", 0) / 3600, c.get("fit", 0) / 3600, c.get("gate", 0) / 3600,
+                c.get("play", 0) / 3600, c.get("label", 0) / 3600, c.get("fit", 0) / 3600, c.get("gate", 0) / 3600,
                 f"{gate['games']} games, {gate['result']}" + (f" ({gate['sprt']})" if "sprt" in gate else "")
                 if gate else "-",
                 interval(gate) if gate else "-",
@@ -454,6 +504,9 @@ def main():
     p.add_argument("--nodes", type=int, default=4000, help="self-play nodes a move")
     p.add_argument("--random-plies", type=int, default=6, help="up to this many random plies after the ballot")
     p.add_argument("--seed", type=int, default=1, help="generation k plays seed*1000+k")
+    p.add_argument("--label-nodes", type=int, default=0,
+                   help="search each generation's positions again at this many nodes a position with the network "
+                        "that played them (dammer relabel) and fit on those scores; 0: the self-play's own")
     p.add_argument("--mix", type=int, default=2, help="a fit's data: this generation's and the ones before, this many in all")
     p.add_argument("--epochs", type=int, default=4, help="epochs of a fit")
     p.add_argument("--lr", type=float, default=0.0005, help="a fit's Adam step size (a warm start: small)")
@@ -474,6 +527,8 @@ def main():
     for name in ["generations", "games", "nodes", "mix", "epochs", "gate_games", "threads", "concurrency"]:
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.label_nodes < 0:
+        p.error("--label-nodes must be 0 (off) or more")
     if args.random_plies < 0 or not args.lr > 0 or not args.gate_movetime > 0:
         p.error("--random-plies must be 0 or more, --lr and --gate-movetime more than 0")
     try:
