@@ -16,9 +16,8 @@ after each step and every minute during one: a loop stopped anywhere
 (Ctrl-C, a killed session) goes on with the same command. Two
 directories: --work holds the data (self-play and relabelled files, fits,
 gate PDNs: large, may vanish); --keep holds the state (loop.json) and the
-accepted networks (small). When --work or a file in it
-has vanished, the step that makes the missing file runs again, and the loop
-says so.
+accepted networks (small). When --work or a file in it has vanished, the
+step that makes the missing file runs again, and the loop says so.
 
     bench/train_loop.py --work /work/data/loop --generations 3
     bench/train_loop.py --work /work/data/loop --report
@@ -318,19 +317,16 @@ class Loop:
         data = [self.fit_file(j) for j in gens]
         for j, path in zip(gens, data):
             if not os.path.exists(path):
+                # The step that makes the file runs again (the relabelling
+                # plays its self-play again first if that is gone too).
                 g = self.generation(j)
-                if self.args.label_nodes:
-                    say(f"{path} is gone (was the --work directory removed?): generation {j}'s "
-                        f"relabelling runs again, with its network {g['best']}")
-                    g["labelled"] = False
-                    self.state.save()
-                    self.label(g)
-                else:
-                    say(f"{path} is gone (was the --work directory removed?): generation {j}'s self-play "
-                        f"runs again, with its network {g['best']}")
-                    g["played"] = False
-                    self.state.save()
-                    self.play(g)
+                flag, what, step = (("labelled", "relabelling", self.label) if self.args.label_nodes
+                                    else ("played", "self-play", self.play))
+                say(f"{path} is gone (was the --work directory removed?): generation {j}'s {what} "
+                    f"runs again, with its network {g['best']}")
+                g[flag] = False
+                self.state.save()
+                step(g)
         init = self.net_path(gen["best"]) or EMBEDDED
         if not os.path.exists(self.candidate(k) + ".ckpt") and os.path.exists(self.gate_pdn(k)):
             # A gate's games against a candidate that is no more.
