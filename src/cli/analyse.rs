@@ -109,6 +109,13 @@ pub fn run(args: &AnalyseArgs, style: Style) -> Result<(), String> {
     if let Some(line) = book_line(args, &start) {
         println!("{line}");
     }
+    if let Some(reason) = game.draw_point() {
+        println!(
+            "{}: every move here ends the game ({}); analysing the game as it goes on (repetition alone)",
+            style.dim("note"),
+            reason.describe()
+        );
+    }
     if let Some(p) = game.passed_draw() {
         let at = if p.ply == game.moves().len() {
             "this position".to_string()

@@ -5,7 +5,8 @@
 //! thread runs [`Engine::search`] so that `ping`, `stop` and `ponder-hit` are
 //! handled while it thinks. Every output line goes through [`emit`], which
 //! writes and flushes it whole. Only one note goes to stderr: a game that
-//! went on past a draw by rule ([`Game::passed_draw`]).
+//! stands at or went on past a draw by rule ([`Game::draw_point`],
+//! [`Game::passed_draw`]).
 
 use std::io::{self, Write};
 use std::sync::mpsc;
@@ -594,6 +595,13 @@ impl Hub {
     /// went on past a draw by rule and that the engine now plays it under
     /// repetition alone (the engine's search does so by itself).
     fn note_passed_draw(&mut self, game: &Game) {
+        if let Some(reason) = game.draw_point() {
+            eprintln!(
+                "dammer: every move here ends the game ({}): playing the move that is best if the game goes on",
+                reason.describe()
+            );
+            return;
+        }
         let Some(passed) = game.passed_draw() else { return };
         let key = (*game.start(), passed.ply);
         if self.passed_noted != Some(key) {

@@ -308,11 +308,51 @@ impl Game {
         })
     }
 
+    /// The rule that ends the game with the next move whatever it is, when
+    /// the game is played under [`DrawRules::Fmjd`], has not passed a draw
+    /// yet, and every legal move draws it, at least one of them by a rule
+    /// other than repetition (the last move of a 25-, 16- or 5-move count).
+    /// Under the rules every move is then as good as another; a client that
+    /// plays on past the draw (see [`Game::passed_draw`]) needs the move
+    /// that is best in the game that goes on.
+    pub fn draw_point(&self) -> Option<DrawReason> {
+        if self.draw_rules != DrawRules::Fmjd
+            || self.variant == Variant::Frisian
+            || self.passed_draw().is_some()
+        {
+            return None;
+        }
+        // Nearly every position: no count is one ply from its end.
+        let state = self.state();
+        let near = |n: u32, limit: u32| n + 1 >= limit;
+        if !near(state.reversible, KING_MOVES_DRAW_PLIES)
+            && !state.endgame.is_some_and(|(rule, n)| near(n, rule.limit()))
+        {
+            return None;
+        }
+        let legal = self.legal_moves();
+        let mut after = self.clone();
+        let mut by_rule = None;
+        for m in legal.iter() {
+            after.push_unchecked(*m);
+            let result = after.result();
+            after.undo();
+            match result {
+                GameResult::Draw(DrawReason::Repetition) => {}
+                GameResult::Draw(reason) => by_rule = Some(reason),
+                _ => return None,
+            }
+        }
+        by_rule
+    }
+
     /// The draw rules the game goes on under: its own, or repetition alone
-    /// once it has gone past another rule's draw ([`Game::passed_draw`]).
-    /// What a search for a move in this game must apply.
+    /// once it has gone past another rule's draw ([`Game::passed_draw`]) or
+    /// stands at one ([`Game::draw_point`]: searched as the game that goes
+    /// on, exactly as one move later). What a search for a move in this
+    /// game must apply.
     pub fn rules_in_play(&self) -> DrawRules {
-        if self.passed_draw().is_some() {
+        if self.passed_draw().is_some() || self.draw_point().is_some() {
             DrawRules::Repetition
         } else {
             self.draw_rules

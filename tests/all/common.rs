@@ -134,6 +134,30 @@ pub const GWDGUI_PAST_FIVE_MOVES: &str =
     20-25 23-19 25-30 19-14 30-34 42-37 34-39 14-9 39-43 9-3 43-49 37-31 49-16 31-26 16-2 26-21 2-7 \
     21-16 7-1 16-11 1-6 11-7 6-1 7-2 1-6 2-7 6-1";
 
+/// GWDGUI's game of issue 65 as its `pos` line gives it: two kings and a
+/// man against a king, Black to move on the 16-move rule's last ply (every
+/// move draws by the FMJD rules; the GUI plays on).
+pub const GWDGUI_SIXTEEN_MOVE_POINT: &str =
+    "32-28 20-25 34-30 25x34x30 39x30x34 18-23 37-32 12-18 40-34 7-12 44-39 17-21 45-40 21-26 33-29 \
+    26x37x31 42x31x37 12-17 39-33 14-20 49-44 10-14 30-25 20-24 29x20x24 15x24x20 44-39 5-10 50-45 \
+    10-15 31-27 2-7 34-30 17-22 28x17x22 11x31x17x27 36x27x31 6-11 33-28 11-17 41-37 7-12 37-31 \
+    24-29 31-26 29-33 38x29x33 23x34x29 40x29x34 19-23 28x10x23x14 9-14 10x19x14 13x44x19x29x39 \
+    43-39 44x33x39 45-40 33-39 46-41 1-7 47-42 3-9 42-38 17-21 26x17x21 12x21x17 41-37 8-12 30-24 \
+    18-22 27x18x22 12x23x18 35-30 21-27 32x21x27 16x27x21 38-32 27x38x32 48-42 38x47x42 40-34 \
+    47x20x24 25x3x20x9 39-43 3-21 43-49 21-16 15-20 16x2x7 49-16 30-25 16-43 25x14x20 43x3x34x14 \
+    2-24 23-28 37-31 28-32 31-26 3-17 26-21 17x26x21 24-19 32-38 19-5 26-17 5-14 38-42 14-5 17-3 \
+    5-19 4-9 19-23 9-13 23-29 42-47 29-23 47-42 23-28 3-25 28-6 25-30 6-22 13-19 22-36 19-24 36-18 \
+    30-25 18-22 25-30 22-6 24-29 6-11";
+
+/// The game of [`GWDGUI_SIXTEEN_MOVE_POINT`].
+pub fn gwdgui_sixteen_move_point() -> Game {
+    let mut g = Game::default();
+    for m in GWDGUI_SIXTEEN_MOVE_POINT.split_whitespace() {
+        g.play_text(m).unwrap();
+    }
+    g
+}
+
 /// The game of [`GWDGUI_PAST_FIVE_MOVES`].
 pub fn gwdgui_past_five_moves() -> Game {
     let mut g = Game::default();

@@ -327,6 +327,56 @@ fn a_dxp_king_ending_is_played_until_the_draw_is_claimed() {
     let _ = child.wait();
 }
 
+/// Three kings against Dammer's lone king over DXP, up to the 16-move
+/// rule: Dammer's last move, where every move draws by the rules, is
+/// searched as the game that goes on (a peer may play on): it gives no
+/// capture, and the draw is claimed after it.
+#[test]
+fn a_dxp_move_at_the_sixteen_move_draw_point_is_searched() {
+    let (mut child, port) = listener(&[]);
+    let mut chats = Vec::new();
+    let mut peer = Peer::connect(port);
+    let start = Position::parse("W:WK47,K45,K36:BK4").unwrap();
+    peer.send(&game_request(Color::Black, 0.5, Some(start)));
+    assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameAcc { code: 0, .. }));
+    let mut g = Game::new(start);
+    let mut at_draw_point = 0;
+    loop {
+        let pos = *g.position();
+        let m = legal_moves(&pos)
+            .iter()
+            .filter(|m| !dammer::rules::movegen::has_capture(&pos.make(m)))
+            .min_by_key(|m| g.positions().iter().filter(|p| **p == pos.make(m)).count())
+            .copied()
+            .expect("a safe move");
+        g.play(m).unwrap();
+        peer.send(&Message::Move { seconds: 0, from: m.from_square(), to: m.to_square(), captured: vec![] });
+        if g.draw_point().is_some() {
+            at_draw_point += 1;
+        }
+        match peer.next(Duration::from_secs(10), &mut chats) {
+            Message::Move { from, to, captured, .. } => {
+                let reply = find_move(g.position(), from, to, &captured).expect("a legal move");
+                g.play(reply).unwrap();
+                assert!(!dammer::rules::movegen::has_capture(g.position()), "{reply} gives the king away");
+                if g.result().is_over() {
+                    let end = peer.next(Duration::from_secs(5), &mut chats);
+                    assert_eq!(end, Message::GameEnd { reason: 2, stop: 0 }, "{chats:?}");
+                    break;
+                }
+            }
+            other => panic!("{other:?} at {}", g.position().to_fen()),
+        }
+        assert!(g.moves().len() < 40, "no end");
+    }
+    // Repetition may end it first, rarely: the peer repeats least.
+    if g.result() == GameResult::Draw(DrawReason::SixteenMoves) {
+        assert_eq!(at_draw_point, 1, "Dammer moved once at the draw point");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Games between two Dammers over DXP end by the rules, are written as PDN
 /// by both sides, and replay.
 fn play_both(listen_args: &[&str], connect_args: &[&str], dir: &std::path::Path) {

@@ -6,7 +6,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::common::{gwdgui_past_five_moves, Rng, GWDGUI_PAST_FIVE_MOVES};
+use crate::common::{
+    gwdgui_past_five_moves, gwdgui_sixteen_move_point, Rng, GWDGUI_PAST_FIVE_MOVES, GWDGUI_SIXTEEN_MOVE_POINT,
+};
 use dammer::rules::game::Game;
 
 struct Hub {
@@ -587,6 +589,35 @@ fn a_gui_that_plays_on_past_a_draw_by_rule_gets_searched_moves() {
     // `draw-rules=repetition`, where nothing was passed).
     assert_eq!(err.matches("goes on").count(), 1, "{err}");
     assert!(err.contains("5-move"), "{err}");
+}
+
+/// GWDGUI at the 16-move rule's last ply (issue 65): every move draws by
+/// the FMJD rules, the GUI plays on. The move is searched as the game that
+/// goes on: not the first legal move, 29-33, which loses a man.
+#[test]
+fn a_gui_at_a_draw_point_gets_a_searched_move() {
+    let repro = format!(
+        "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"{}\"",
+        GWDGUI_SIXTEEN_MOVE_POINT.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    let mut hub = Hub::start(&["hub"]);
+    hub.init();
+    hub.send(&repro);
+    hub.send("level move-time=0.3");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let mv = done_move(&lines);
+    let mut g = gwdgui_sixteen_move_point();
+    g.play_text(&mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
+    assert!(!dammer::rules::movegen::has_capture(g.position()), "{mv} gives a man away: {lines:?}");
+    let deepest = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("info depth=")?.split(' ').next()?.parse::<u32>().ok())
+        .max();
+    assert!(deepest.is_some_and(|d| (5..100).contains(&d)), "{lines:?}");
+    hub.send("quit");
+    let err = stderr_of(hub.child);
+    assert!(err.contains("every move here ends the game") && err.contains("16-move"), "{err}");
 }
 
 /// The `strength` parameter (levels for people): level 1 spends about 50

@@ -5,7 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{gwdgui_past_five_moves, loses_within, random_game, shortest_win, shuffle_kings, Rng};
+use crate::common::{
+    gwdgui_past_five_moves, gwdgui_sixteen_move_point, loses_within, random_game, shortest_win,
+    shuffle_kings, Rng,
+};
 use dammer::engine::eval::evaluate;
 use dammer::engine::score::WIN;
 use dammer::engine::time::{Clock, Limits};
@@ -395,6 +398,62 @@ fn games_past_the_sixteen_and_twenty_five_move_rules_are_searched_as_they_go_on(
     shuffle_kings(&mut g, 50);
     assert_eq!(g.result(), GameResult::Draw(DrawReason::TwentyFiveMoves));
     searched_past(&g, DrawReason::TwentyFiveMoves);
+}
+
+/// A game at `rule`'s draw point (every move ends it, by that rule),
+/// searched as the game that goes on: exactly as under repetition alone,
+/// and as it is searched one move later. The ply before is not one.
+fn searched_at_draw_point(g: &Game, rule: DrawReason) {
+    assert_eq!(g.result(), GameResult::Ongoing);
+    assert_eq!(g.passed_draw(), None);
+    assert_eq!(g.draw_point(), Some(rule), "{}", g.position().to_fen());
+    assert_eq!(g.rules_in_play(), DrawRules::Repetition);
+    let a = Engine::new(1, 16).search_quietly(g, &depth(9));
+    let b = Engine::new(1, 16).search_quietly(&under_repetition(g), &depth(9));
+    assert_eq!((a.best, a.score, a.nodes, a.depth), (b.best, b.score, b.nodes, b.depth));
+    assert_eq!(a.depth, 9);
+    assert!(a.nodes > 1000, "{} nodes", a.nodes);
+    if let Some(safe) = legal_moves(g.position()).iter().find(|m| !has_capture(&g.position().make(m))) {
+        let after = g.position().make(&a.best.unwrap());
+        assert!(!has_capture(&after), "{} gives a piece away where {safe} does not", a.best.unwrap());
+    }
+    let mut before = g.clone();
+    before.undo();
+    assert_eq!(before.draw_point(), None);
+    assert_eq!(before.rules_in_play(), DrawRules::Fmjd);
+}
+
+#[test]
+fn games_at_the_draw_point_of_each_rule_are_searched_as_they_go_on() {
+    // The 5-move rule: GWDGUI's game one ply before it passed the draw.
+    let mut g = gwdgui_past_five_moves();
+    while g.passed_draw().is_some() {
+        g.undo();
+    }
+    searched_at_draw_point(&g, DrawReason::FiveMoves);
+    // The 16-move rule: GWDGUI's game of issue 65, where the first legal
+    // move, 29-33, loses a man to 11x25x30x33.
+    let g = gwdgui_sixteen_move_point();
+    searched_at_draw_point(&g, DrawReason::SixteenMoves);
+    let r = Engine::new(1, 16)
+        .search_quietly(&g, &Limits { move_time: Some(Duration::from_millis(300)), ..Limits::default() });
+    assert!(!has_capture(&g.position().make(&r.best.unwrap())), "{}", r.best.unwrap());
+    assert!(r.depth >= 5, "depth {}", r.depth);
+    // Three kings against one after 31 plies; three against three after 49.
+    let mut g = Game::from_text("B:WK47,K45,K36:BK4").unwrap();
+    shuffle_kings(&mut g, 31);
+    searched_at_draw_point(&g, DrawReason::SixteenMoves);
+    let mut g = Game::from_text("W:WK46,K50,K36:BK3,K5,K15").unwrap();
+    shuffle_kings(&mut g, 49);
+    searched_at_draw_point(&g, DrawReason::TwentyFiveMoves);
+    // Where one move escapes the rule (a man may move), the rules decide.
+    let mut g = Game::from_text("W:WK46,K50,35,36:BK3,K5,15,16").unwrap();
+    shuffle_kings(&mut g, 49);
+    assert_eq!(g.draw_point(), None);
+    assert_eq!(g.rules_in_play(), DrawRules::Fmjd);
+    // Under repetition alone there is no draw point.
+    let g = under_repetition(&gwdgui_sixteen_move_point());
+    assert_eq!(g.draw_point(), None);
 }
 
 /// [`shuffle_kings`] for a game already drawn by a rule (which that helper
