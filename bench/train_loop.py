@@ -403,6 +403,9 @@ class Loop:
                 f"{name} is the best network ({path})")
             if self.args.embed:
                 shutil.copyfile(path, self.args.embed)
+                # The name `dammer --version` gives the embedded network.
+                with open(os.path.splitext(self.args.embed)[0] + ".name", "w") as f:
+                    f.write(name + "\n")
                 say(f"written to {self.args.embed}: rebuild, run `dammer bench` and commit it with the table")
         else:
             why = gen["gate"].get("sprt") or "its 95% interval not above 0"

@@ -11,7 +11,7 @@ use dammer::cli::{analyse, show};
 use dammer::tools::{annotate, bench, book, egdb, openings, selfplay, testset, tournament, tune};
 
 #[derive(Parser, Debug)]
-#[command(name = "dammer", version, about = "An engine for international draughts (FMJD rules)")]
+#[command(name = "dammer", version = dammer::engine::VERSION, about = "An engine for international draughts (FMJD rules)")]
 struct Cli {
     /// What to do; without one, Dammer speaks the Hub protocol.
     #[command(subcommand)]

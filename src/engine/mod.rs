@@ -17,6 +17,27 @@ pub mod time;
 pub(crate) mod tt;
 
 pub use facade::{Engine, OnDone, OnInfo, SearchResult};
+
+/// The build's version: the crate's, with the embedded international
+/// network as build metadata (`0.1.0+n6.1a2b3c4d`: its name, then the first
+/// 32 bits of its checksum; `build.rs`). What `dammer --version` and the
+/// Hub `id` line say.
+pub const VERSION: &str = env!("DAMMER_VERSION");
+/// The embedded international network: its name and checksum (`n6.1a2b3c4d`).
+pub const NETWORK: &str = env!("DAMMER_NETWORK");
 pub use options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 pub use search::{Info, Line};
 pub use time::{Clock, Limits};
+
+#[cfg(test)]
+mod tests {
+    /// `build.rs` names the network the binary embeds, not another file.
+    #[test]
+    fn the_version_names_the_embedded_network() {
+        let (_, sum) = super::NETWORK.rsplit_once('.').unwrap();
+        let expected = crate::base::checksum::fnv1a(crate::engine::eval::nn::EMBEDDED) >> 32;
+        assert_eq!(sum, format!("{expected:08x}"));
+        assert!(super::VERSION.ends_with(super::NETWORK));
+        assert!(super::VERSION.starts_with(env!("CARGO_PKG_VERSION")));
+    }
+}

@@ -329,7 +329,7 @@ impl Hub {
     fn hub(&self) {
         emit(&format!(
             "id name=Dammer version={} author={} country=International",
-            env!("CARGO_PKG_VERSION"),
+            crate::engine::VERSION,
             quote("the Dammer developers")
         ));
         emit(&format!("param name=threads value={} type=int min=1 max={MAX_THREADS}", self.params.threads));

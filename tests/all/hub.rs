@@ -83,6 +83,14 @@ impl Hub {
         self.send("hub");
         let lines = self.until("wait", Duration::from_secs(5));
         assert!(lines[0].starts_with("id name=Dammer version="), "{lines:?}");
+        // The version names the embedded network: `0.1.0+n6.1a2b3c4d`.
+        let version = lines[0].split(' ').find_map(|f| f.strip_prefix("version=")).unwrap();
+        assert_eq!(version, dammer::engine::VERSION);
+        let (crate_version, network) = version.split_once('+').expect("build metadata");
+        assert_eq!(crate_version, env!("CARGO_PKG_VERSION"));
+        assert_eq!(network, dammer::engine::NETWORK);
+        let (name, sum) = network.rsplit_once('.').unwrap();
+        assert!(!name.is_empty() && sum.len() == 8 && u32::from_str_radix(sum, 16).is_ok(), "{network}");
         self.send("init");
         self.until("ready", Duration::from_secs(10));
     }

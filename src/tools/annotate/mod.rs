@@ -407,7 +407,7 @@ pub fn run_cli(args: &AnnotateArgs) -> Result<(), String> {
     engine.set_egdb(args.egdb.tables()?.map(std::sync::Arc::new));
     let annotator = format!(
         "Dammer {} ({per_position} a position, {} thread{})",
-        env!("CARGO_PKG_VERSION"),
+        crate::engine::VERSION,
         args.threads,
         if args.threads == 1 { "" } else { "s" }
     );
