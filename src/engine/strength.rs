@@ -7,7 +7,7 @@
 //! evaluation (`pst`: material and the men's rows) at the lowest levels, and
 //! a wider opening book choice. A level only ever lowers what the client
 //! asked for: its budget is a cap, its handicap a floor. The ladder's
-//! measured steps are in `docs/strength.md`.
+//! measured steps are in `docs/levels.md`.
 
 use std::time::Duration;
 
@@ -61,7 +61,7 @@ const fn level(
 /// Levels 1 to 8: nodes, depth, milliseconds, handicap, weak evaluation,
 /// book plies, book margin. Level 7 searches depth 8 where lidraughts asks
 /// for 11: depth 11 won 98.5% against level 6 (about 730 Elo), depth 8 about
-/// 340 Elo, like the other steps (`docs/strength.md`).
+/// 340 Elo, like the other steps (`docs/levels.md`).
 const LEVELS: [Strength; MAX_STRENGTH as usize] = [
     level(50, 0, 50, 3, true, 4, 100),
     level(120, 0, 100, 2, true, 4, 100),

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drive `dammer dxp` through full games with an independent DXP initiator
-(the shared `dxp_engine.py`), checking every move Dammer sends against
-pydraughts' rules and every game's end.
+(a separate Python program, `dxp_engine.py`, written from the protocol's
+description rather than from Dammer's code), checking every move Dammer
+sends against pydraughts' rules and every game's end.
 
 Dammer runs as a DXP client: the adapter listens, starts the binary with
 DXP_HOST/DXP_PORT in its environment and sends the game requests. The other
