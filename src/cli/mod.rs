@@ -38,7 +38,8 @@ impl PositionArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct EvalArgs {
     /// `learned` (the strongest learned evaluation), `nn` (the neural
-    /// network), `regions` (12-square patterns), `windows` (4x4 patterns),
+    /// network), `hybrid` (the network plus a region term: --weights names
+    /// the term), `regions` (12-square patterns), `windows` (4x4 patterns),
     /// `hand` (the hand-written one) or `pst` (material and the men's rows:
     /// weak on purpose).
     #[arg(long, default_value = crate::engine::eval::DEFAULT_EVAL)]

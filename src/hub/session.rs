@@ -345,7 +345,7 @@ impl Hub {
             self.params.draw_rules
         ));
         emit(&format!(
-            "param name=eval value={} type=enum values=\"learned nn regions windows hand pst pattern\"",
+            "param name=eval value={} type=enum values=\"learned nn hybrid regions windows hand pst pattern\"",
             self.params.eval
         ));
         emit(&format!("param name=weights value={} type=string", quote(&self.params.weights)));

@@ -21,7 +21,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::base::rng::SplitMix;
+use std::sync::Arc;
+
+use crate::engine::eval::nn::Network;
 use crate::engine::eval::weights::{Layout, PatternWeights, F_KINGS, F_MEN, WEIGHT_SCALE};
+use crate::rules::position::Color;
 use crate::tools::loss::{blended_target, cross_entropy, sigmoid};
 use crate::tools::selfplay::Record;
 
@@ -45,6 +49,10 @@ struct Head {
     target: f32,
     /// The game's result for White: 0, 0.5 or 1.
     result: f32,
+    /// A fixed part of the score, White's view, hundredths of a man: the
+    /// base network's score when the pattern term is fitted on top of one
+    /// (the hybrid evaluation), else 0.
+    offset: f32,
 }
 
 /// Training positions reduced to what the model reads, packed: per
@@ -72,8 +80,9 @@ impl Samples {
     }
 
     /// Adds `records`, each with the target `(1 - lambda) * result +
-    /// lambda * sigmoid(search score / k)`.
-    pub fn extend(&mut self, records: &[Record], lambda: f64, k: f64) {
+    /// lambda * sigmoid(search score / k)`; with a `base` network, its
+    /// score is each position's fixed offset (the hybrid's network part).
+    pub fn extend(&mut self, records: &[Record], lambda: f64, k: f64, base: Option<&Network>) {
         let layout = self.layout;
         let parts: Vec<(Vec<Head>, Vec<u32>)> = records
             .par_chunks(1 << 14)
@@ -84,12 +93,21 @@ impl Samples {
                     let start = entries.len() as u64;
                     let men = layout.sparse(&r.position, &mut |f, v| entries.push(pack(f, v)));
                     let result = (f64::from(r.result) + 1.0) / 2.0;
+                    let offset = base.map_or(0.0, |net| {
+                        let own = net.evaluate(&r.position) as f32;
+                        if r.position.side() == Color::White {
+                            own
+                        } else {
+                            -own
+                        }
+                    });
                     heads.push(Head {
                         start,
                         len: (entries.len() as u64 - start) as u16,
                         men,
                         target: blended_target(result, f64::from(r.score), lambda, k) as f32,
                         result: result as f32,
+                        offset,
                     });
                 }
                 (heads, entries)
@@ -133,7 +151,7 @@ impl Samples {
             eg += b * v;
         }
         let phase = f64::from(h.men.min(40)) / 40.0;
-        phase * f64::from(mg) + (1.0 - phase) * f64::from(eg)
+        f64::from(h.offset) + phase * f64::from(mg) + (1.0 - phase) * f64::from(eg)
     }
 
     /// The target of position `i`.
@@ -190,6 +208,9 @@ pub struct Config {
     pub init: Option<PathBuf>,
     /// Seed of the shuffling.
     pub seed: u64,
+    /// Fit the pattern term on top of this network (its score a fixed
+    /// part of every position's): the hybrid evaluation's region term.
+    pub base: Option<Arc<Network>>,
 }
 
 /// Per-epoch losses.
@@ -325,6 +346,8 @@ pub fn fit(
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, String> {
     let init = match &cfg.init {
         Some(path) => PatternWeights::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        // On top of a network the term starts at nothing: epoch 0 is the network alone.
+        None if cfg.base.is_some() => PatternWeights::zero(cfg.layout),
         None => PatternWeights::material(cfg.layout),
     };
     let layout = init.layout;
@@ -345,8 +368,8 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, Stri
             })
             .sum::<f64>();
         hand_n += v.len();
-        train.extend(&t, cfg.lambda, cfg.k);
-        val.extend(&v, cfg.lambda, cfg.k);
+        train.extend(&t, cfg.lambda, cfg.k, cfg.base.as_deref());
+        val.extend(&v, cfg.lambda, cfg.k, cfg.base.as_deref());
     }
     if train.is_empty() {
         return Err("no training positions".into());
@@ -465,6 +488,13 @@ pub struct TuneArgs {
     /// processor has AVX-512 VNNI (half the multiply-adds).
     #[arg(long)]
     pub w2_8bit: bool,
+    /// Fit the pattern term on top of a network, whose score is then a
+    /// fixed part of every position's (the hybrid evaluation: `--eval
+    /// hybrid --weights OUT` plays the embedded network with it): `nn` for
+    /// the embedded network, or a network file. The term starts at zero
+    /// unless --init is given.
+    #[arg(long)]
+    pub base: Option<std::path::PathBuf>,
 }
 
 /// Runs `dammer tune`.
@@ -485,7 +515,11 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
         threads,
         resume,
         w2_8bit,
+        base,
     } = args;
+    if base.is_some() && layout == Model::Network {
+        return Err("--base fits a pattern term on top of a network (--layout regions or windows)".into());
+    }
     if w2_8bit && layout != Model::Network {
         return Err("--w2-8bit is a setting of the network's fit (--layout nn)".into());
     }
@@ -533,9 +567,18 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
     if egdb.egdb.is_some() {
         return Err("--egdb labels the network's positions (--layout nn) only".into());
     }
+    let base = match base {
+        None => None,
+        Some(path) => Some(Arc::new(if path.as_os_str() == "nn" {
+            Network::from_bytes(crate::engine::eval::nn::EMBEDDED)
+                .map_err(|e| format!("embedded network: {e}"))?
+        } else {
+            Network::load(&path).map_err(|e| format!("{}: {e}", path.display()))?
+        })),
+    };
     if resume {
         return Err("--resume goes on with a network's fit (--layout nn) only".into());
     }
-    let cfg = Config { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed };
+    let cfg = Config { data, out, layout, epochs, batch, lr, l2, lambda, k, init, seed, base };
     pool.install(|| run(&cfg, &mut |line| println!("{line}"))).map(|_| ())
 }

@@ -259,7 +259,7 @@ fn the_training_model_is_the_evaluation() {
         let records: Vec<Record> =
             ps.iter().map(|&position| Record { position, game: 0, score: 0, result: 0 }).collect();
         let mut samples = Samples::new(layout);
-        samples.extend(&records, 0.0, 200.0);
+        samples.extend(&records, 0.0, 200.0, None);
         for (i, pos) in ps.iter().enumerate() {
             let model = samples.score(i, &wf);
             // The engine scales drawish endings and answers from the side
@@ -277,6 +277,51 @@ fn the_training_model_is_the_evaluation() {
             );
         }
     }
+}
+
+/// The hybrid evaluation (the network plus a region term) scores what the
+/// tuner's model of it scores: the network's score as a fixed offset plus
+/// the region term, so a fit on top of the network starts at the network.
+#[test]
+fn the_hybrid_is_its_network_plus_the_region_term_as_the_tuner_models_it() {
+    use dammer::engine::eval::nn::{Network, EMBEDDED};
+    let net = Network::from_bytes(EMBEDDED).unwrap();
+    let dir = std::env::temp_dir().join(format!("dammer-hybrid-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("regions.bin");
+    let w = random_weights(Layout::Regions, 17);
+    std::fs::write(&file, w.to_bytes()).unwrap();
+    let hybrid = Evaluation::from_name("hybrid", Some(&file)).unwrap();
+    assert_eq!(hybrid.name(), "hybrid");
+    let wf: Vec<[f32; 2]> = w.w.iter().map(|&[a, b]| [f32::from(a) / 16.0, f32::from(b) / 16.0]).collect();
+    let zero = vec![[0f32; 2]; Layout::Regions.features()];
+    let ps = positions(14, 3_000);
+    let records: Vec<Record> =
+        ps.iter().map(|&position| Record { position, game: 0, score: 0, result: 0 }).collect();
+    let mut samples = Samples::new(Layout::Regions);
+    samples.extend(&records, 0.0, 200.0, Some(&net));
+    let white = |pos: &Position, e: i32| f64::from(if pos.side() == Color::White { e } else { -e });
+    for (i, pos) in ps.iter().enumerate() {
+        // A zero term: the network alone.
+        assert_eq!(samples.score(i, &zero), white(pos, net.evaluate(pos)));
+        let e = hybrid.evaluate(pos);
+        if e.abs() >= dammer::engine::score::EVAL_LIMIT {
+            continue;
+        }
+        // The region term truncates to whole hundredths of a man.
+        let model = samples.score(i, &wf);
+        assert!((model - white(pos, e)).abs() < 1.0 + 1e-3, "{model} vs {e} for {}", pos.to_fen());
+    }
+    // Colour-symmetric, as the network and the regions are.
+    for pos in ps.iter().take(500) {
+        assert_eq!(hybrid.evaluate(pos), hybrid.evaluate(&pos.flipped()), "{}", pos.to_fen());
+    }
+    // Without its weights, or with windows weights, it says what it needs.
+    assert!(Evaluation::from_name("hybrid", None).unwrap_err().contains("region weights"));
+    let windows = dir.join("windows.bin");
+    std::fs::write(&windows, random_weights(Layout::Windows, 3).to_bytes()).unwrap();
+    assert!(Evaluation::from_name("hybrid", Some(&windows)).unwrap_err().contains("not regions"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -320,7 +365,7 @@ fn training_on_synthetic_data_lowers_the_loss() {
                 })
                 .collect();
             let mut s = Samples::new(layout);
-            s.extend(&records, 0.0, 200.0);
+            s.extend(&records, 0.0, 200.0, None);
             s
         };
         let train = make(&mut rng, 4000);
@@ -338,6 +383,7 @@ fn training_on_synthetic_data_lowers_the_loss() {
             k: 200.0,
             init: None,
             seed: 1,
+            base: None,
         };
         let mut saved = 0;
         let h = tune::fit(&cfg, &zero, &train, &val, &mut |_| {}, &mut |_| {

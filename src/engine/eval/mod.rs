@@ -14,6 +14,7 @@
 //! ([`nn`]); [`pst`] is a deliberately weak one for people to play against.
 //! [`Evaluation`] selects among them.
 
+pub mod hybrid;
 pub mod nn;
 pub mod pattern;
 pub mod pst;
@@ -22,6 +23,7 @@ pub mod weights;
 
 use std::sync::Arc;
 
+use hybrid::Hybrid;
 use nn::{NetCache, Network};
 use pattern::PatternEval;
 use regions::RegionEval;
@@ -304,6 +306,9 @@ pub enum Evaluation {
     Regions(Arc<RegionEval>),
     /// The neural evaluation with this network.
     Network(Arc<Network>),
+    /// The network plus a region-pattern term fitted on top of it
+    /// ([`hybrid`]).
+    Hybrid(Arc<Hybrid>),
 }
 
 /// The evaluation Dammer plays with unless told otherwise.
@@ -318,7 +323,8 @@ pub const DEFAULT_LEARNED: &str = "nn";
 pub const DEFAULT_LAYOUT: Layout = Layout::Windows;
 
 /// The names [`Evaluation::from_name`] accepts.
-pub const EVAL_NAMES: &str = "learned, nn, regions, windows, hand or pst (pattern: learned, Scan's name)";
+pub const EVAL_NAMES: &str =
+    "learned, nn, hybrid, regions, windows, hand or pst (pattern: learned, Scan's name)";
 
 static EMBEDDED_WINDOWS: std::sync::LazyLock<Arc<PatternEval>> =
     std::sync::LazyLock::new(|| Arc::new(PatternEval::new(&weights::embedded(Layout::Windows).w)));
@@ -367,6 +373,7 @@ impl Evaluation {
             Evaluation::Windows(w) => w.evaluate(pos),
             Evaluation::Regions(w) => w.evaluate(pos),
             Evaluation::Network(n) => n.evaluate(pos),
+            Evaluation::Hybrid(h) => h.evaluate(pos),
         }
     }
 
@@ -377,6 +384,7 @@ impl Evaluation {
     pub fn evaluate_cached(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
         match self {
             Evaluation::Network(n) => n.evaluate_cached(pos, cache, slot),
+            Evaluation::Hybrid(h) => h.evaluate_cached(pos, cache, slot),
             other => other.evaluate(pos),
         }
     }
@@ -413,6 +421,8 @@ impl Evaluation {
         let another_games_network = match self {
             Evaluation::Network(n) if n.game() == own => return self,
             Evaluation::Network(_) => true,
+            Evaluation::Hybrid(h) if h.network().game() == own => return self,
+            Evaluation::Hybrid(_) => true,
             _ => false,
         };
         let learned = !matches!(self, Evaluation::Hand | Evaluation::Pst | Evaluation::Losing);
@@ -444,6 +454,7 @@ impl Evaluation {
             Evaluation::Windows(_) => Layout::Windows.name(),
             Evaluation::Regions(_) => Layout::Regions.name(),
             Evaluation::Network(_) => "nn",
+            Evaluation::Hybrid(_) => "hybrid",
         }
     }
 
@@ -465,6 +476,26 @@ impl Evaluation {
                     }
                     None => Ok(Evaluation::Network(EMBEDDED_NETWORK.clone())),
                 }
+            }
+            "hybrid" => {
+                // The region term fitted on the embedded network.
+                let Some(path) = weights else {
+                    return Err("the hybrid evaluation needs its region weights (a weights file fitted \
+                                with `dammer tune --layout regions --base nn`)"
+                        .into());
+                };
+                let w = PatternWeights::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                if w.layout != Layout::Regions || w.w.len() != Layout::Regions.features() {
+                    return Err(format!(
+                        "{} holds {} weights, not regions weights",
+                        path.display(),
+                        w.layout.name()
+                    ));
+                }
+                return Ok(Evaluation::Hybrid(Arc::new(Hybrid::new(
+                    EMBEDDED_NETWORK.clone(),
+                    RegionEval::new(&w.w),
+                ))));
             }
             "learned" if weights.is_none() => return Evaluation::from_name(DEFAULT_LEARNED, None),
             "learned" => None,

@@ -168,8 +168,12 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
 }
 
 impl PatternWeights {
-    /// Material only (a man 1, a king 3), no patterns: the starting point
-    /// of a training run.
+    /// Every weight zero: the start of a term fitted on top of a network.
+    pub fn zero(layout: Layout) -> PatternWeights {
+        PatternWeights { layout, w: vec![[0i16; 2]; layout.features()] }
+    }
+
+    /// Material only: a man 1, a king 3 (what a fit starts from).
     pub fn material(layout: Layout) -> PatternWeights {
         let mut w = vec![[0i16; 2]; layout.features()];
         let s = WEIGHT_SCALE as i16;
