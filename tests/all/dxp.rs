@@ -269,6 +269,20 @@ fn a_server_survives_bad_input_interruptions_and_disconnects() {
     let _ = child.wait();
 }
 
+/// The peer's move in a king ending: a move that gives no capture, the
+/// least repeated one, played in `g` and sent.
+fn play_safe_move(peer: &mut Peer, g: &mut Game) {
+    let pos = *g.position();
+    let m = legal_moves(&pos)
+        .iter()
+        .filter(|m| !dammer::rules::movegen::has_capture(&pos.make(m)))
+        .min_by_key(|m| g.positions().iter().filter(|p| **p == pos.make(m)).count())
+        .copied()
+        .expect("a safe move");
+    g.play(m).unwrap();
+    peer.send(&Message::Move { seconds: 0, from: m.from_square(), to: m.to_square(), captured: vec![] });
+}
+
 /// A king ending over DXP up to the 5-move rule: Dammer (the lone king)
 /// answers every move with a searched move that keeps its king, and where
 /// the rule has drawn the game it claims the draw with GAMEEND instead of
@@ -284,17 +298,7 @@ fn a_dxp_king_ending_is_played_until_the_draw_is_claimed() {
     assert!(matches!(peer.next(Duration::from_secs(5), &mut chats), Message::GameAcc { code: 0, .. }));
     let mut g = Game::new(start);
     loop {
-        // The peer (White) plays a king move that gives no capture, the
-        // least repeated one.
-        let pos = *g.position();
-        let m = legal_moves(&pos)
-            .iter()
-            .filter(|m| !dammer::rules::movegen::has_capture(&pos.make(m)))
-            .min_by_key(|m| g.positions().iter().filter(|p| **p == pos.make(m)).count())
-            .copied()
-            .expect("a safe move");
-        g.play(m).unwrap();
-        peer.send(&Message::Move { seconds: 0, from: m.from_square(), to: m.to_square(), captured: vec![] });
+        play_safe_move(&mut peer, &mut g);
         match peer.next(Duration::from_secs(10), &mut chats) {
             Message::Move { from, to, captured, .. } => {
                 let reply = find_move(g.position(), from, to, &captured).expect("a legal move");
@@ -342,15 +346,7 @@ fn a_dxp_move_at_the_sixteen_move_draw_point_is_searched() {
     let mut g = Game::new(start);
     let mut at_draw_point = 0;
     loop {
-        let pos = *g.position();
-        let m = legal_moves(&pos)
-            .iter()
-            .filter(|m| !dammer::rules::movegen::has_capture(&pos.make(m)))
-            .min_by_key(|m| g.positions().iter().filter(|p| **p == pos.make(m)).count())
-            .copied()
-            .expect("a safe move");
-        g.play(m).unwrap();
-        peer.send(&Message::Move { seconds: 0, from: m.from_square(), to: m.to_square(), captured: vec![] });
+        play_safe_move(&mut peer, &mut g);
         if g.draw_point().is_some() {
             at_draw_point += 1;
         }
