@@ -316,8 +316,12 @@ fn the_hybrid_is_its_network_plus_the_region_term_as_the_tuner_models_it() {
     for pos in ps.iter().take(500) {
         assert_eq!(hybrid.evaluate(pos), hybrid.evaluate(&pos.flipped()), "{}", pos.to_fen());
     }
-    // Without its weights, or with windows weights, it says what it needs.
-    assert!(Evaluation::from_name("hybrid", None).unwrap_err().contains("region weights"));
+    // Without its weights the term is empty (none is embedded): the
+    // network alone. Windows weights are refused.
+    let bare = Evaluation::from_name("hybrid", None).unwrap();
+    for pos in ps.iter().take(200) {
+        assert_eq!(bare.evaluate(pos), net.evaluate(pos));
+    }
     let windows = dir.join("windows.bin");
     std::fs::write(&windows, random_weights(Layout::Windows, 3).to_bytes()).unwrap();
     assert!(Evaluation::from_name("hybrid", Some(&windows)).unwrap_err().contains("not regions"));

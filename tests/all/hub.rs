@@ -805,3 +805,29 @@ fn multipv_is_offered_and_only_changes_analysis() {
     assert!(lines.iter().filter(|l| l.starts_with("info")).all(|l| lidraughts_info_ok(l)), "{lines:?}");
     hub.close();
 }
+
+/// The hybrid evaluation over Hub: `eval=hybrid` and its `weights` in
+/// either order (GUIs send the parameters in the order declared), no error,
+/// and the search runs with it.
+#[test]
+fn the_hybrid_takes_its_weights_in_either_order() {
+    use dammer::engine::eval::weights::{Layout, PatternWeights};
+    let dir = crate::common::temp_dir("hub-hybrid");
+    let file = dir.join("term.bin");
+    std::fs::write(&file, PatternWeights::material(Layout::Regions).to_bytes()).unwrap();
+    for order in [["eval", "weights"], ["weights", "eval"]] {
+        let mut hub = Hub::start(&["hub"]);
+        hub.init();
+        for name in order {
+            let value = if name == "eval" { "hybrid".to_string() } else { file.display().to_string() };
+            hub.send(&format!("set-param name={name} value={value}"));
+        }
+        hub.send("pos start");
+        hub.send("level depth=4");
+        hub.send("go analyze");
+        let lines = hub.until("done", Duration::from_secs(10));
+        assert!(!lines.iter().any(|l| l.starts_with("error")), "{order:?}: {lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("info depth=4 ")), "{lines:?}");
+        hub.close();
+    }
+}
