@@ -16,13 +16,12 @@
 //! 4.25 million weights of the regions layout).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
 
 use crate::base::rng::SplitMix;
-use std::sync::Arc;
-
 use crate::engine::eval::nn::Network;
 use crate::engine::eval::weights::{Layout, PatternWeights, F_KINGS, F_MEN, WEIGHT_SCALE};
 use crate::rules::position::Color;
