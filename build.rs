@@ -11,6 +11,8 @@ fn main() {
     println!("cargo:rerun-if-changed={net}");
     println!("cargo:rerun-if-changed={name_file}");
     let bytes = fs::read(net).unwrap_or_else(|e| panic!("{net}: {e}"));
+    // base::checksum's FNV-1a (a build script cannot use the crate it
+    // builds); engine::tests checks that the two agree.
     let sum =
         bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let raw = fs::read_to_string(name_file).unwrap_or_default();

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::base::rng::SplitMix;
 use crate::engine::eval::nn::Network;
 use crate::engine::eval::weights::{Layout, PatternWeights, F_KINGS, F_MEN, WEIGHT_SCALE};
-use crate::rules::position::Color;
+use crate::rules::position::{Color, Position};
 use crate::tools::loss::{blended_target, cross_entropy, sigmoid};
 use crate::tools::selfplay::Record;
 
@@ -68,6 +68,16 @@ fn pack(index: usize, value: i32) -> u32 {
     (index as u32) | ((v as u32) << INDEX_BITS)
 }
 
+/// A score from the side to move's view (the engine's) turned to White's
+/// (the model's).
+fn white_view(pos: &Position, score: f64) -> f64 {
+    if pos.side() == Color::White {
+        score
+    } else {
+        -score
+    }
+}
+
 fn unpack(e: u32) -> (usize, f32) {
     ((e & ((1 << INDEX_BITS) - 1)) as usize, ((e as i32) >> INDEX_BITS) as f32)
 }
@@ -93,12 +103,7 @@ impl Samples {
                     let men = layout.sparse(&r.position, &mut |f, v| entries.push(pack(f, v)));
                     let result = (f64::from(r.result) + 1.0) / 2.0;
                     let offset = base.map_or(0.0, |net| {
-                        let own = net.evaluate(&r.position) as f32;
-                        if r.position.side() == Color::White {
-                            own
-                        } else {
-                            -own
-                        }
+                        white_view(&r.position, f64::from(net.evaluate(&r.position))) as f32
                     });
                     heads.push(Head {
                         start,
@@ -361,8 +366,8 @@ pub fn run(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<History, Stri
         hand += v
             .par_iter()
             .map(|r| {
-                let e = f64::from(crate::engine::eval::evaluate_hand(&r.position));
-                let white = if r.position.side() == crate::rules::position::Color::White { e } else { -e };
+                let white =
+                    white_view(&r.position, f64::from(crate::engine::eval::evaluate_hand(&r.position)));
                 cross_entropy(sigmoid(white / cfg.k), (f64::from(r.result) + 1.0) / 2.0)
             })
             .sum::<f64>();

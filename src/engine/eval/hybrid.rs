@@ -70,8 +70,7 @@ mod tests {
     #[test]
     fn zero_regions_leave_the_network_and_the_sum_is_symmetric() {
         let net = Arc::new(Network::from_bytes(crate::engine::eval::nn::EMBEDDED).unwrap());
-        let zero = PatternWeights { layout: Layout::Regions, w: vec![[0; 2]; Layout::Regions.features()] };
-        let h = Hybrid::new(net.clone(), RegionEval::new(&zero.w));
+        let h = Hybrid::new(net.clone(), RegionEval::new(&PatternWeights::zero(Layout::Regions).w));
         let fens = ["W:W31-50:B1-20", "B:W28,32,33,K46:B12,17,19,K3", "W:W27,28,33,38:B13,17,18,22"];
         for fen in fens {
             let pos = Position::parse(fen).unwrap();
