@@ -22,7 +22,8 @@ use rayon::prelude::*;
 use crate::base::rng::SplitMix;
 use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::nn::{
-    bucket, for_each_input, mirror_input, FloatNetwork, Network, BUCKETS, HIDDEN, INPUTS, L2,
+    bucket, for_each_input, mirror_input, pattern_rows, FloatNetwork, Network, BUCKETS, HIDDEN, INPUTS, L2,
+    PATTERN_ROWS, PATTERN_TABLES,
 };
 use crate::rules::position::Color;
 use crate::tools::loss::{blended_target, cross_entropy, sigmoid};
@@ -43,14 +44,25 @@ struct Head {
     result: f32,
 }
 
-/// Training positions: per position a head and its White-view inputs.
+/// The pattern rows of one position: White's view's, then Black's.
+type PatternRows = [[u32; PATTERN_TABLES]; 2];
+
+/// Training positions: per position a head and its White-view inputs, and
+/// its pattern rows when the samples are for a network with pattern inputs.
 #[derive(Clone, Debug, Default)]
 pub struct NetSamples {
     heads: Vec<Head>,
     inputs: Vec<u8>,
+    patterns: Option<Vec<PatternRows>>,
 }
 
 impl NetSamples {
+    /// Samples that keep each position's pattern rows too (32 bytes more a
+    /// position), for a network with pattern inputs.
+    pub fn with_patterns() -> NetSamples {
+        NetSamples { patterns: Some(Vec::new()), ..NetSamples::default() }
+    }
+
     /// Adds `records` with the target `(1 - lambda) * result + lambda *
     /// sigmoid(score / k)`, or the exact value where `tables` have the
     /// position (1 a White win, 0.5 a draw, 0 a loss). Returns how many
@@ -61,6 +73,9 @@ impl NetSamples {
         for r in records {
             let start = self.inputs.len() as u64;
             for_each_input(&r.position, |f| self.inputs.push(f as u8));
+            if let Some(p) = &mut self.patterns {
+                p.push(pattern_rows(r.position.men(Color::White), r.position.men(Color::Black)));
+            }
             let result = (f64::from(r.result) + 1.0) / 2.0;
             let mut target = blended_target(result, f64::from(r.score), lambda, k);
             if let Some(wdl) = tables.and_then(|t| t.probe_with(&r.position, &mut list)) {
@@ -96,6 +111,11 @@ impl NetSamples {
     fn inputs(&self, h: &Head) -> &[u8] {
         &self.inputs[h.start as usize..h.start as usize + usize::from(h.len)]
     }
+
+    /// Position `i`'s pattern rows, if kept.
+    fn patterns(&self, i: usize) -> Option<&PatternRows> {
+        self.patterns.as_ref().map(|p| &p[i])
+    }
 }
 
 /// The forward pass of one position, kept for the backward pass.
@@ -109,7 +129,7 @@ struct Pass {
     y: f32,
 }
 
-fn forward(net: &FloatNetwork, inputs: &[u8], black: bool) -> Pass {
+fn forward(net: &FloatNetwork, inputs: &[u8], patterns: Option<&PatternRows>, black: bool) -> Pass {
     let mut acc = [[0f32; HIDDEN]; 2];
     acc[0].copy_from_slice(&net.b1);
     acc[1].copy_from_slice(&net.b1);
@@ -117,6 +137,14 @@ fn forward(net: &FloatNetwork, inputs: &[u8], black: bool) -> Pass {
         for (view, input) in [usize::from(f), mirror_input(usize::from(f))].into_iter().enumerate() {
             let row = &net.w1[input * HIDDEN..(input + 1) * HIDDEN];
             acc[view].iter_mut().zip(row).for_each(|(a, w)| *a += w);
+        }
+    }
+    if let (Some(rows), true) = (patterns, net.has_patterns()) {
+        for (view, rows) in rows.iter().enumerate() {
+            for &r in rows {
+                let row = &net.wp[r as usize * HIDDEN..(r as usize + 1) * HIDDEN];
+                acc[view].iter_mut().zip(row).for_each(|(a, w)| *a += w);
+            }
         }
     }
     let us = usize::from(black);
@@ -138,8 +166,16 @@ fn forward(net: &FloatNetwork, inputs: &[u8], black: bool) -> Pass {
     Pass { acc, a1, z2, a2, bucket: b, us, y }
 }
 
-/// Adds the gradient of the loss (for output gradient `dy`) to `g`.
-fn backward(net: &FloatNetwork, inputs: &[u8], pass: &Pass, dy: f32, g: &mut FloatNetwork) {
+/// Adds the gradient of the loss (for output gradient `dy`) to `g`, but for
+/// the pattern rows: returns the gradient of each view's cells, which is
+/// that of each of the view's pattern rows.
+fn backward(
+    net: &FloatNetwork,
+    inputs: &[u8],
+    pass: &Pass,
+    dy: f32,
+    g: &mut FloatNetwork,
+) -> [[f32; HIDDEN]; 2] {
     let b = pass.bucket;
     g.b3[b] += dy;
     let mut da1 = [0f32; 2 * HIDDEN];
@@ -172,6 +208,47 @@ fn backward(net: &FloatNetwork, inputs: &[u8], pass: &Pass, dy: f32, g: &mut Flo
             let row = &mut g.w1[input * HIDDEN..(input + 1) * HIDDEN];
             row.iter_mut().zip(&dacc[view]).for_each(|(r, d)| *r += d);
         }
+    }
+    dacc
+}
+
+/// The gradient of the pattern rows a batch touched, row by row (a dense
+/// one would be megabytes to clear for a few thousand rows a step).
+#[derive(Clone, Debug, Default)]
+struct RowGradient {
+    /// Per pattern row, its place in `rows`/`grads`, or `u32::MAX`.
+    slot: Vec<u32>,
+    rows: Vec<u32>,
+    grads: Vec<[f32; HIDDEN]>,
+}
+
+impl RowGradient {
+    fn new(patterns: bool) -> RowGradient {
+        RowGradient {
+            slot: if patterns { vec![u32::MAX; PATTERN_ROWS] } else { Vec::new() },
+            ..Default::default()
+        }
+    }
+
+    fn add(&mut self, row: u32, d: &[f32; HIDDEN]) {
+        let slot = &mut self.slot[row as usize];
+        if *slot == u32::MAX {
+            *slot = self.rows.len() as u32;
+            self.rows.push(row);
+            self.grads.push(*d);
+        } else {
+            self.grads[*slot as usize].iter_mut().zip(d).for_each(|(g, x)| *g += x);
+        }
+    }
+
+    fn merge(mut self, other: RowGradient) -> RowGradient {
+        if self.slot.is_empty() {
+            return other;
+        }
+        for (r, g) in other.rows.iter().zip(&other.grads) {
+            self.add(*r, g);
+        }
+        self
     }
 }
 
@@ -207,6 +284,11 @@ pub struct Losses {
     pub integer: f64,
     /// Mean |integer - float| score, hundredths of a man.
     pub gap: f64,
+    /// Mean cross-entropy against the targets per game stage (the output
+    /// buckets: 1-10, 11-20, 21-30, 31-40 pieces), so that a gain can be
+    /// told apart from one in the openings alone, where self-play repeats
+    /// its early positions most.
+    pub by_stage: [f64; BUCKETS],
 }
 
 /// The losses of `net` (and of `quantised`, its integer copy) on `samples`.
@@ -214,12 +296,14 @@ pub fn losses(samples: &NetSamples, net: &FloatNetwork, quantised: &Network, k: 
     if samples.is_empty() {
         return Losses::default();
     }
+    // Per stage: the four sums and the count.
+    type Sums = [[f64; 5]; BUCKETS];
     let sums = (0..samples.len())
         .into_par_iter()
         .map(|i| {
             let h = &samples.heads[i];
             let inputs = samples.inputs(h);
-            let y = f64::from(forward(net, inputs, h.black).y) * 100.0;
+            let y = f64::from(forward(net, inputs, samples.patterns(i), h.black).y) * 100.0;
             let pos = position_of(inputs, h.black);
             let q = f64::from(quantised.evaluate(&pos));
             let (t, r) = if h.black {
@@ -228,11 +312,31 @@ pub fn losses(samples: &NetSamples, net: &FloatNetwork, quantised: &Network, k: 
                 (f64::from(h.target), f64::from(h.result))
             };
             let p = sigmoid(y / k);
-            [cross_entropy(p, t), cross_entropy(p, r), cross_entropy(sigmoid(q / k), t), (q - y).abs()]
+            let mut s: Sums = [[0.0; 5]; BUCKETS];
+            s[bucket(inputs.len() as u32)] = [
+                cross_entropy(p, t),
+                cross_entropy(p, r),
+                cross_entropy(sigmoid(q / k), t),
+                (q - y).abs(),
+                1.0,
+            ];
+            s
         })
-        .reduce(|| [0.0; 4], |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]);
-    let n = samples.len() as f64;
-    Losses { target: sums[0] / n, results: sums[1] / n, integer: sums[2] / n, gap: sums[3] / n }
+        .reduce(
+            || [[0.0; 5]; BUCKETS],
+            |mut a, b| {
+                a.iter_mut().flatten().zip(b.iter().flatten()).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    let total = |j: usize| sums.iter().map(|s| s[j]).sum::<f64>() / samples.len() as f64;
+    Losses {
+        target: total(0),
+        results: total(1),
+        integer: total(2),
+        gap: total(3),
+        by_stage: std::array::from_fn(|b| if sums[b][4] > 0.0 { sums[b][0] / sums[b][4] } else { f64::NAN }),
+    }
 }
 
 /// The position of stored inputs (for the integer network, which reads
@@ -287,6 +391,9 @@ pub struct Config {
     /// float weights kept between them (the straight-through estimator),
     /// so that small steps add up; the network written is on the steps.
     pub w2_8bit: bool,
+    /// Give the network pattern inputs (rows starting at zero where the
+    /// starting network has none); a network that has them keeps them.
+    pub patterns: bool,
 }
 
 /// Where a fit stands after an epoch: the network, Adam's moments and its
@@ -325,11 +432,15 @@ impl Checkpoint {
     }
 
     fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, String> {
-        let n = FloatNetwork::zeros().len();
-        let size = 28 + 12 * n + 8;
-        if bytes.len() < 8 || &bytes[..8] != CHECKPOINT_MAGIC {
+        if bytes.len() < 28 || &bytes[..8] != CHECKPOINT_MAGIC {
             return Err("not a checkpoint of `dammer tune --layout nn`".into());
         }
+        // A network with pattern inputs or one without: the moments' count
+        // tells which.
+        let count = u32::from_le_bytes([bytes[24], bytes[25], bytes[26], bytes[27]]) as usize;
+        let plain = FloatNetwork::zeros();
+        let n = if count == plain.len() { count } else { plain.with_patterns().len() };
+        let size = 28 + 12 * n + 8;
         if bytes.len() != size {
             return Err(format!("{} bytes where a checkpoint of this network has {size}", bytes.len()));
         }
@@ -375,7 +486,7 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// setting that changes the fit's course, and the data's size.
 fn fingerprint(cfg: &Config, train: usize, validation: usize) -> u64 {
     let text = format!(
-        "{:?} {} {} {} {} {} {} {:?}{} {train} {validation}",
+        "{:?} {} {} {} {} {} {} {:?}{}{} {train} {validation}",
         cfg.data,
         cfg.epochs,
         cfg.batch,
@@ -385,7 +496,8 @@ fn fingerprint(cfg: &Config, train: usize, validation: usize) -> u64 {
         cfg.seed,
         cfg.init,
         // Absent unless set, so that the checkpoints of earlier fits resume.
-        if cfg.w2_8bit { " w2-8bit" } else { "" }
+        if cfg.w2_8bit { " w2-8bit" } else { "" },
+        if cfg.patterns { " patterns" } else { "" },
     );
     crate::base::checksum::fnv1a(text.as_bytes())
 }
@@ -427,8 +539,17 @@ pub(crate) fn fit(
     history.validation.push(v);
     history.train.push(f64::NAN);
     let at = resume.as_ref().map_or(0, |c| c.epoch);
-    progress(&format!("epoch {at}: validation loss {:.5} (results {:.5})", v.target, v.results));
+    progress(&format!(
+        "epoch {at}: validation loss {:.5} (results {:.5}; by stage, 1-10 to 31-40 pieces: {})",
+        v.target,
+        v.results,
+        stages(&v)
+    ));
     let n = net.len();
+    let patterns = net.has_patterns();
+    if patterns && train.patterns.is_none() {
+        return Err("a network with pattern inputs needs samples with their pattern rows".into());
+    }
     let (mut m, mut s) = (vec![0f32; n], vec![0f32; n]);
     let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
     let mut step = 0i32;
@@ -462,27 +583,32 @@ pub(crate) fn fit(
             let scale = 100.0 / cfg.k / chunk.len() as f64;
             let snapped = seen(cfg, net);
             let frozen = &*snapped;
-            let (grad, loss) = chunk
+            let (grad, loss, rows) = chunk
                 .par_chunks(slice)
                 .map(|part| {
                     let mut g = FloatNetwork::zeros();
+                    let mut rows = RowGradient::new(patterns);
                     let mut loss = 0f64;
                     for &i in part {
                         let h = &train.heads[i as usize];
                         let inputs = train.inputs(h);
-                        let pass = forward(frozen, inputs, h.black);
+                        let active = train.patterns(i as usize).filter(|_| patterns);
+                        let pass = forward(frozen, inputs, active, h.black);
                         let t = if h.black { 1.0 - f64::from(h.target) } else { f64::from(h.target) };
                         let p = sigmoid(f64::from(pass.y) * 100.0 / cfg.k);
                         loss += cross_entropy(p, t);
-                        backward(frozen, inputs, &pass, ((p - t) * scale) as f32, &mut g);
+                        let dacc = backward(frozen, inputs, &pass, ((p - t) * scale) as f32, &mut g);
+                        for (view, active) in active.into_iter().flatten().enumerate() {
+                            active.iter().for_each(|&r| rows.add(r, &dacc[view]));
+                        }
                     }
-                    (g, loss)
+                    (g, loss, rows)
                 })
                 .reduce(
-                    || (FloatNetwork::zeros(), 0.0),
+                    || (FloatNetwork::zeros(), 0.0, RowGradient::default()),
                     |mut a, b| {
                         add_into(&mut a.0, &b.0);
-                        (a.0, a.1 + b.1)
+                        (a.0, a.1 + b.1, a.2.merge(b.2))
                     },
                 );
             running += loss;
@@ -500,6 +626,30 @@ pub(crate) fn fit(
                     k += 1;
                 }
             }
+            // The pattern rows' moments follow the dense ones; a row moves
+            // only in the steps that touch it (lazy Adam).
+            if patterns {
+                let mut slot = vec![u32::MAX; PATTERN_ROWS];
+                rows.rows.iter().enumerate().for_each(|(i, &r)| slot[r as usize] = i as u32);
+                let dense = m.len() - net.wp.len();
+                let (mp, sp) = (&mut m[dense..], &mut s[dense..]);
+                net.wp
+                    .par_chunks_mut(HIDDEN)
+                    .zip(mp.par_chunks_mut(HIDDEN))
+                    .zip(sp.par_chunks_mut(HIDDEN))
+                    .zip(slot.par_iter())
+                    .filter(|(_, &at)| at != u32::MAX)
+                    .for_each(|(((w, m), s), &at)| {
+                        for (((x, mk), sk), &gx) in w.iter_mut().zip(m).zip(s).zip(&rows.grads[at as usize]) {
+                            let gx = f64::from(gx);
+                            let mn = beta1 * f64::from(*mk) + (1.0 - beta1) * gx;
+                            let sn = beta2 * f64::from(*sk) + (1.0 - beta2) * gx * gx;
+                            *mk = mn as f32;
+                            *sk = sn as f32;
+                            *x -= (lr * (mn / c1) / ((sn / c2).sqrt() + eps)) as f32;
+                        }
+                    });
+            }
             net.clip();
         }
         let tl = running / train.len().max(1) as f64;
@@ -508,15 +658,21 @@ pub(crate) fn fit(
         history.validation.push(v);
         save(&Checkpoint { settings, epoch, step, m: m.clone(), s: s.clone(), net: net.clone() })?;
         progress(&format!(
-            "epoch {epoch}: train loss {tl:.5}, validation loss {:.5} (results {:.5}), integer network {:.5}, integer-float gap {:.2} hundredths ({:.1}s)",
+            "epoch {epoch}: train loss {tl:.5}, validation loss {:.5} (results {:.5}; by stage, 1-10 to 31-40 pieces: {}), integer network {:.5}, integer-float gap {:.2} hundredths ({:.1}s)",
             v.target,
             v.results,
+            stages(&v),
             v.integer,
             v.gap,
             started.elapsed().as_secs_f64()
         ));
     }
     Ok(history)
+}
+
+/// The validation loss of each stage, for the progress lines.
+fn stages(v: &Losses) -> String {
+    v.by_stage.iter().map(|x| format!("{x:.5}")).collect::<Vec<_>>().join(" ")
 }
 
 /// The network a step of the fit evaluates: `net` itself, or with
@@ -567,6 +723,9 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         }
         None => initial(cfg.seed),
     };
+    if cfg.patterns && !net.has_patterns() {
+        net = net.with_patterns();
+    }
     let ckpt_path = checkpoint_path(&cfg.out);
     let resume = if cfg.resume {
         match std::fs::read(&ckpt_path) {
@@ -613,7 +772,10 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
     // cannot be written is found before the data is read, not after an epoch.
     write_network(&net)?;
     let started = Instant::now();
-    let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
+    let (mut train, mut val) = match net.has_patterns() {
+        true => (NetSamples::with_patterns(), NetSamples::with_patterns()),
+        false => (NetSamples::default(), NetSamples::default()),
+    };
     let mut variant = None;
     for path in &cfg.data {
         let (v, records) = crate::tools::selfplay::read_data(path)?;
@@ -640,7 +802,8 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         return Err("no training positions".into());
     }
     progress(&format!(
-        "network {INPUTS}x2-{HIDDEN}x2-{L2}-1, {BUCKETS} buckets, {} weights: {} training and {} validation positions (read in {:.1}s)",
+        "network {INPUTS}x2-{HIDDEN}x2-{L2}-1, {BUCKETS} buckets{}, {} weights: {} training and {} validation positions (read in {:.1}s)",
+        if net.has_patterns() { format!(", {PATTERN_ROWS} pattern rows") } else { String::new() },
         net.len(),
         train.len(),
         val.len(),
@@ -699,18 +862,36 @@ mod tests {
 
     #[test]
     fn the_gradient_matches_finite_differences() {
-        let mut net = initial(3);
         let pos = Position::from_fen("W:W31,33,36,K40,45:B5,8,K12,19").expect("fen");
+        let rows = pattern_rows(pos.men(Color::White), pos.men(Color::Black));
+        let mut net = initial(3).with_patterns();
+        // Small random pattern rows, so that the cells stay in the clipped
+        // ReLU's linear range where the gradient is smooth.
+        let mut rng = SplitMix(9);
+        for &r in rows.iter().flatten() {
+            for x in &mut net.wp[r as usize * HIDDEN..(r as usize + 1) * HIDDEN] {
+                *x = ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 0.1 - 0.05) as f32;
+            }
+        }
         let mut inputs = Vec::new();
         for_each_input(&pos, |f| inputs.push(f as u8));
         let black = false;
         let loss = |n: &FloatNetwork| {
-            let y = forward(n, &inputs, black).y;
+            let y = forward(n, &inputs, Some(&rows), black).y;
             0.5 * f64::from(y) * f64::from(y)
         };
-        let pass = forward(&net, &inputs, black);
+        let pass = forward(&net, &inputs, Some(&rows), black);
         let mut g = FloatNetwork::zeros();
-        backward(&net, &inputs, &pass, pass.y, &mut g);
+        let dacc = backward(&net, &inputs, &pass, pass.y, &mut g);
+        // The pattern rows' gradient, as the fit gathers it.
+        let mut pattern_grad = RowGradient::new(true);
+        for (view, active) in rows.iter().enumerate() {
+            active.iter().for_each(|&r| pattern_grad.add(r, &dacc[view]));
+        }
+        g.wp = vec![0.0; net.wp.len()];
+        for (r, d) in pattern_grad.rows.iter().zip(&pattern_grad.grads) {
+            g.wp[*r as usize * HIDDEN..(*r as usize + 1) * HIDDEN].copy_from_slice(d);
+        }
         let b = bucket(inputs.len() as u32);
         let first = usize::from(inputs[0]);
         // One weight of each layer that the position uses.
@@ -721,6 +902,8 @@ mod tests {
             (3, b * L2 + 2),
             (4, b * L2 + 1),
             (5, b),
+            (6, rows[0][3] as usize * HIDDEN + 7),
+            (6, rows[1][5] as usize * HIDDEN + 11),
         ];
         for (array, index) in picks {
             let analytic = f64::from(g.arrays_mut()[array][index]);
@@ -777,6 +960,7 @@ mod tests {
             seed: 1,
             resume: false,
             w2_8bit: false,
+            patterns: false,
         }
     }
 

@@ -492,6 +492,11 @@ pub struct TuneArgs {
     /// processor has AVX-512 VNNI (half the multiply-adds).
     #[arg(long)]
     pub w2_8bit: bool,
+    /// Give the network pattern inputs: one first-layer row per state of
+    /// each 4x4 window (8 tables of 6,561 rows, shared by the two views),
+    /// starting at zero where the --init network has none.
+    #[arg(long)]
+    pub patterns: bool,
     /// Fit the pattern term on top of a network, whose score is then a
     /// fixed part of every position's (the hybrid evaluation: `--eval
     /// hybrid --weights OUT` plays the embedded network with it): `nn` for
@@ -519,8 +524,12 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
         threads,
         resume,
         w2_8bit,
+        patterns,
         base,
     } = args;
+    if patterns && layout != Model::Network {
+        return Err("--patterns is a setting of the network's fit (--layout nn)".into());
+    }
     if base.is_some() && layout == Model::Network {
         return Err("--base fits a pattern term on top of a network (--layout regions or windows)".into());
     }
@@ -559,6 +568,7 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
                 seed,
                 resume,
                 w2_8bit,
+                patterns,
             };
             let tables = egdb.tables()?;
             return pool

@@ -12,6 +12,13 @@
 //! game stage). A position and its colour-flipped mirror score the same by
 //! construction.
 //!
+//! A network may also have pattern inputs ([`pattern_rows`]): one learned
+//! row of the first layer per state of each 4x4 window of its side's half,
+//! eight windows a view, the tables shared by the two views as the
+//! piece-square rows are. A window's row changes only when a man in it
+//! moves, so the update swaps a few rows a move. The rows are i8 (at
+//! [`WP_LIMIT`]): 52,488 rows of [`HIDDEN`], 6.7 MB.
+//!
 //! Inference is integer ([`Network`]): the accumulator in i16 (activation 1
 //! is [`QA`]), the second layer's weights in i16 (1 is [`QB`]), its sums in
 //! i32, the output in i64. The AVX2 path (chosen at run time) and the scalar
@@ -20,6 +27,7 @@
 //! integer one approximates.
 
 use crate::base::checksum::fnv1a;
+use crate::engine::eval::pattern;
 use crate::engine::eval::weights::WeightsError;
 use crate::engine::score::{Score, EVAL_LIMIT};
 use crate::rules::bitboard::{Bitboard, Bits, BIT_TO_SQUARE};
@@ -53,6 +61,33 @@ pub const W1_LIMIT: f32 = 2.0;
 pub const W2_LIMIT: f32 = 2.0;
 /// Largest output weight and bias (men per activation): inside i16 at [`QO`].
 pub const W3_LIMIT: f32 = 100.0;
+/// Largest pattern-row weight: inside an i8 at scale [`QA`], so that the
+/// pattern tables take half the memory (and the cache) of i16 rows. Fits
+/// leave all but a few in a million of them smaller than this anyway. A
+/// view's eight rows add at most 1,016 to a cell, which the i16 sums hold
+/// beside 40 pieces at [`W1_LIMIT`].
+pub const WP_LIMIT: f32 = 127.0 / QA as f32;
+
+/// Pattern tables of a network with pattern inputs: one per canonical
+/// 4x4 window of [`super::pattern`], shared by the two views.
+pub const PATTERN_TABLES: usize = pattern::WINDOWS;
+/// States of one window: eight squares, each empty, an own man or another
+/// man (kings read as empty).
+pub const PATTERN_STATES: usize = pattern::WINDOW_SIZE;
+/// First-layer rows of the pattern inputs, one per window state.
+pub const PATTERN_ROWS: usize = PATTERN_TABLES * PATTERN_STATES;
+
+/// The pattern rows active for these men, per view: in each view the eight
+/// windows of that side's half (rows 4-9 seen from its own side, so the
+/// two views cover the board and overlap on its middle two rows), read
+/// with that side's men as "own". Black's view of a position is White's
+/// view of the colour-flipped one, as for the piece-square inputs.
+#[inline(always)]
+pub fn pattern_rows(white_men: Bitboard, black_men: Bitboard) -> [[u32; PATTERN_TABLES]; 2] {
+    let w = pattern::window_indices_of(white_men, black_men);
+    let row = |k: usize, i: u16| (k * PATTERN_STATES) as u32 + u32::from(i);
+    [std::array::from_fn(|k| row(k, w[k].0)), std::array::from_fn(|k| row(k, w[k].1))]
+}
 
 /// The bucket of a position with `pieces` pieces (1..=40 in play).
 #[inline]
@@ -108,6 +143,9 @@ pub struct FloatNetwork {
     pub w3: Vec<f32>,
     /// Output biases, `BUCKETS`.
     pub b3: Vec<f32>,
+    /// Pattern rows, `PATTERN_ROWS x HIDDEN`, or none (a network of piece
+    /// squares alone).
+    pub wp: Vec<f32>,
 }
 
 impl FloatNetwork {
@@ -120,22 +158,36 @@ impl FloatNetwork {
             b2: vec![0.0; BUCKETS * L2],
             w3: vec![0.0; BUCKETS * L2],
             b3: vec![0.0; BUCKETS],
+            wp: Vec::new(),
         }
     }
 
-    /// Every weight array, in file order.
-    pub fn arrays(&self) -> [&Vec<f32>; 6] {
-        [&self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3]
+    /// The same network with pattern inputs, their rows zero where it had
+    /// none (so it scores as before).
+    pub fn with_patterns(mut self) -> FloatNetwork {
+        self.wp.resize(PATTERN_ROWS * HIDDEN, 0.0);
+        self
+    }
+
+    /// Whether it has pattern inputs.
+    pub fn has_patterns(&self) -> bool {
+        !self.wp.is_empty()
+    }
+
+    /// Every weight array, in file order (the pattern rows last, empty in a
+    /// network without them).
+    pub fn arrays(&self) -> [&Vec<f32>; 7] {
+        [&self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3, &self.wp]
     }
 
     /// Every weight array, in file order, to change.
-    pub fn arrays_mut(&mut self) -> [&mut Vec<f32>; 6] {
-        [&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2, &mut self.w3, &mut self.b3]
+    pub fn arrays_mut(&mut self) -> [&mut Vec<f32>; 7] {
+        [&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2, &mut self.w3, &mut self.b3, &mut self.wp]
     }
 
     /// Clips every weight into the range the integer network can hold.
     pub fn clip(&mut self) {
-        let limits = [W1_LIMIT, W1_LIMIT, W2_LIMIT, W2_LIMIT, W3_LIMIT, W3_LIMIT];
+        let limits = [W1_LIMIT, W1_LIMIT, W2_LIMIT, W2_LIMIT, W3_LIMIT, W3_LIMIT, WP_LIMIT];
         for (a, l) in self.arrays_mut().into_iter().zip(limits) {
             for x in a.iter_mut() {
                 *x = x.clamp(-l, l);
@@ -154,6 +206,15 @@ impl FloatNetwork {
                 }
             }
         });
+        if self.has_patterns() {
+            let rows = pattern_rows(pos.men(Color::White), pos.men(Color::Black));
+            for (view, rows) in rows.iter().enumerate() {
+                for &r in rows {
+                    let row = &self.wp[r as usize * HIDDEN..(r as usize + 1) * HIDDEN];
+                    acc[view].iter_mut().zip(row).for_each(|(a, w)| *a += w);
+                }
+            }
+        }
         let us = pos.side() as usize;
         let mut a1 = Vec::with_capacity(2 * HIDDEN);
         a1.extend(acc[us].iter().chain(&acc[1 - us]).map(|x| x.clamp(0.0, 1.0)));
@@ -193,6 +254,7 @@ impl FloatNetwork {
                 .iter()
                 .map(|&x| (f64::from(x) * f64::from(QA) * f64::from(QB) * f64::from(QO)).round() as i64)
                 .collect(),
+            wp: f.wp.iter().map(|&x| (x * QA as f32).round().clamp(-127.0, 127.0) as i8).collect(),
         })
     }
 
@@ -214,6 +276,7 @@ impl FloatNetwork {
                 .iter()
                 .map(|&x| (x as f64 / (f64::from(QA) * f64::from(QB) * f64::from(QO))) as f32)
                 .collect(),
+            wp: p.wp.iter().map(|&x| f32::from(x) / QA as f32).collect(),
         }
     }
 
@@ -229,9 +292,13 @@ impl FloatNetwork {
         out
     }
 
-    /// Reads what [`FloatNetwork::to_bytes`] wrote.
+    /// Reads what [`FloatNetwork::to_bytes`] wrote (with pattern rows or
+    /// without, told apart by the length).
     pub fn from_bytes(bytes: &[u8]) -> Option<FloatNetwork> {
         let mut net = FloatNetwork::zeros();
+        if bytes.len() == 4 * (net.len() + PATTERN_ROWS * HIDDEN) {
+            net = net.with_patterns();
+        }
         if bytes.len() != 4 * net.len() {
             return None;
         }
@@ -270,6 +337,8 @@ pub struct NetworkParts {
     pub w3: Vec<i16>,
     /// Output biases at scale `QA * QB * QO`.
     pub b3: Vec<i64>,
+    /// Pattern rows at scale [`QA`], `PATTERN_ROWS x HIDDEN`, or none.
+    pub wp: Vec<i8>,
 }
 
 /// The instructions a [`Network`] evaluates with. Every kernel does the
@@ -350,14 +419,20 @@ pub struct Network {
     kernel: Kernel,
     /// The game whose positions it learned.
     game: Variant,
+    /// A view's cells on the empty board: the biases, plus the rows of the
+    /// empty windows where the network has pattern inputs (so that an
+    /// update from no pieces, as [`Network::refresh`] does, swaps each
+    /// window's row like any other).
+    empty: Cells,
 }
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let bits = if self.w2_quads.is_some() { 8 } else { 16 };
+        let patterns = if self.has_patterns() { ", pattern inputs" } else { "" };
         write!(
             f,
-            "Network({HIDDEN}x2-{L2}-1, {BUCKETS} buckets, {}, {}, {bits}-bit second layer)",
+            "Network({HIDDEN}x2-{L2}-1, {BUCKETS} buckets{patterns}, {}, {}, {bits}-bit second layer)",
             self.game,
             self.kernel.name()
         )
@@ -439,9 +514,11 @@ pub const EMBEDDED_VARIANTS: [(Variant, &[u8]); 3] = [
 
 const MAGIC: &[u8; 8] = b"DAMMERNN";
 /// Version 1 files are the international game's; version 2 adds the game
-/// after the shape. An international network is still written as version
-/// 1, so that older builds read it.
+/// after the shape; version 3 adds, after the game, the number of pattern
+/// rows, and the rows (one byte a weight) after the output biases. A network is written in the
+/// oldest version that holds it, so that older builds read it.
 const VERSION: u32 = 2;
+const VERSION_PATTERNS: u32 = 3;
 const HEADER_V1: usize = MAGIC.len() + 5 * 4;
 
 /// The game's number in a version 2 file (fixed: files keep it).
@@ -478,7 +555,29 @@ impl Network {
         let w2_pairs = pair_layout(&p.w2);
         let w2_quads = quad_layout(&p.w2);
         let out_rows = output_rows(&p);
-        Network { p, w2_pairs, w2_quads, out_rows, kernel: Kernel::best_available(), game: Variant::Normal }
+        let mut empty = Cells([0; HIDDEN]);
+        empty.0.copy_from_slice(&p.b1);
+        if !p.wp.is_empty() {
+            let none = pattern_rows(0, 0)[0];
+            for r in none {
+                let row = &p.wp[r as usize * HIDDEN..][..HIDDEN];
+                empty.0.iter_mut().zip(row).for_each(|(c, w)| *c = c.wrapping_add(i16::from(*w)));
+            }
+        }
+        Network {
+            p,
+            w2_pairs,
+            w2_quads,
+            out_rows,
+            kernel: Kernel::best_available(),
+            game: Variant::Normal,
+            empty,
+        }
+    }
+
+    /// Whether it reads the pattern inputs as well as the piece squares.
+    pub fn has_patterns(&self) -> bool {
+        !self.p.wp.is_empty()
     }
 
     /// The same network, marked as learned from `game`'s positions.
@@ -507,6 +606,7 @@ impl Network {
             out_rows: self.out_rows.clone(),
             kernel,
             game: self.game,
+            empty: self.empty,
         })
     }
 
@@ -527,12 +627,19 @@ impl Network {
         let p = &self.p;
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
-        let version = if self.game == Variant::Normal { 1 } else { VERSION };
+        let version = match (self.has_patterns(), self.game) {
+            (true, _) => VERSION_PATTERNS,
+            (false, Variant::Normal) => 1,
+            (false, _) => VERSION,
+        };
         for v in [version, INPUTS as u32, HIDDEN as u32, L2 as u32, BUCKETS as u32] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        if version == VERSION {
+        if version >= VERSION {
             out.extend_from_slice(&game_code(self.game).to_le_bytes());
+        }
+        if version >= VERSION_PATTERNS {
+            out.extend_from_slice(&(PATTERN_ROWS as u32).to_le_bytes());
         }
         for a in [&p.w1, &p.b1, &p.w2] {
             a.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
@@ -540,6 +647,7 @@ impl Network {
         p.b2.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         p.w3.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         p.b3.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        p.wp.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let sum = fnv1a(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
@@ -559,16 +667,21 @@ impl Network {
             let at = MAGIC.len() + 4 * i;
             u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
         };
-        let (header, game) = match word(0) {
-            1 => (HEADER_V1, Variant::Normal),
-            2 => (HEADER_V1 + 4, game_of_code(word(5)).ok_or(WeightsError::Corrupt)?),
+        let (header, game, patterns) = match word(0) {
+            1 => (HEADER_V1, Variant::Normal, 0),
+            2 => (HEADER_V1 + 4, game_of_code(word(5)).ok_or(WeightsError::Corrupt)?, 0),
+            // The length check above covers the two words after the shape.
+            3 if word(6) == PATTERN_ROWS as u32 => {
+                (HEADER_V1 + 8, game_of_code(word(5)).ok_or(WeightsError::Corrupt)?, PATTERN_ROWS * HIDDEN)
+            }
+            3 => return Err(WeightsError::Layout),
             v => return Err(WeightsError::Version(v)),
         };
         if [word(1), word(2), word(3), word(4)] != [INPUTS as u32, HIDDEN as u32, L2 as u32, BUCKETS as u32] {
             return Err(WeightsError::Layout);
         }
         let n16 = INPUTS * HIDDEN + HIDDEN + BUCKETS * L2 * 2 * HIDDEN;
-        let expected = header + 2 * n16 + 4 * BUCKETS * L2 + 2 * BUCKETS * L2 + 8 * BUCKETS + 8;
+        let expected = header + 2 * n16 + 4 * BUCKETS * L2 + 2 * BUCKETS * L2 + 8 * BUCKETS + patterns + 8;
         if bytes.len() != expected {
             return Err(WeightsError::Length { expected, found: bytes.len() });
         }
@@ -595,7 +708,8 @@ impl Network {
             .chunks_exact(8)
             .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
             .collect();
-        let net = Network::from_parts(NetworkParts { w1, b1, w2, b2, w3, b3 }).for_game(game);
+        let wp = take(patterns).iter().map(|&b| b as i8).collect();
+        let net = Network::from_parts(NetworkParts { w1, b1, w2, b2, w3, b3, wp }).for_game(game);
         if !net.within_limits() {
             return Err(WeightsError::Corrupt);
         }
@@ -608,6 +722,7 @@ impl Network {
         let l1 = (W1_LIMIT * QA as f32) as i32;
         let l2 = (W2_LIMIT * QB as f32) as i32;
         self.p.w1.iter().chain(&self.p.b1).all(|&x| i32::from(x).abs() <= l1)
+            && self.p.wp.iter().all(|&x| x != i8::MIN)
             && self.p.w2.iter().all(|&x| i32::from(x).abs() <= l2)
             && self.p.b2.iter().all(|&x| x.abs() <= l2 * QA)
             && self
@@ -625,11 +740,8 @@ impl Network {
 
     /// The accumulator of `pos`, computed from scratch.
     pub fn refresh(&self, pos: &Position) -> Accumulator {
-        // The biases with no pieces, updated by every piece of `pos`.
-        let mut empty = Accumulator { sets: [0; 4], views: [Cells([0; HIDDEN]); 2] };
-        for view in &mut empty.views {
-            view.0.copy_from_slice(&self.p.b1);
-        }
+        // The empty board, updated by every piece of `pos`.
+        let empty = Accumulator { sets: [0; 4], views: [self.empty; 2] };
         let mut acc = empty;
         // SAFETY: both point to whole accumulators, and no reference to
         // `acc` is live during the call.
@@ -657,7 +769,23 @@ impl Network {
         // SAFETY: the caller's contract; the sets are copied out before
         // `dst` is written.
         let old = unsafe { (*src).sets };
+        // The windows whose state the move changed, per view: their old
+        // and new rows, applied with the pieces' rows.
+        let mut changed = [[(0u32, 0u32); PATTERN_TABLES]; 2];
+        let mut counts = [0usize; 2];
+        if self.has_patterns() && (old[0] != sets[0] || old[2] != sets[2]) {
+            let (before, after) = (pattern_rows(old[0], old[2]), pattern_rows(sets[0], sets[2]));
+            for view in 0..2 {
+                for (&from, &to) in before[view].iter().zip(&after[view]) {
+                    if from != to {
+                        changed[view][counts[view]] = (from, to);
+                        counts[view] += 1;
+                    }
+                }
+            }
+        }
         for view in 0..2 {
+            let swaps = Swaps { wp: &self.p.wp, rows: &changed[view][..counts[view]] };
             // SAFETY: in bounds of the two accumulators (the caller's
             // contract); the kernels read all of a view before writing it.
             let (from, to) = unsafe {
@@ -672,12 +800,12 @@ impl Network {
                 // SAFETY: `kernel` is AVX-512 only when the processor has
                 // it (`best_available`, `with_kernel`); the pointers are
                 // whole views, the rows whole rows of `w1`.
-                Kernel::Avx512 => unsafe { avx512::update_view(from, to, w1, &old, sets, view) },
+                Kernel::Avx512 => unsafe { avx512::update_view(from, to, w1, &old, sets, view, swaps) },
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: as above, for AVX2.
-                Kernel::Avx2 => unsafe { avx2::update_view(from, to, w1, &old, sets, view) },
+                Kernel::Avx2 => unsafe { avx2::update_view(from, to, w1, &old, sets, view, swaps) },
                 // SAFETY: whole views (the caller's contract).
-                _ => unsafe { update_view_scalar(from, to, w1, &old, sets, view) },
+                _ => unsafe { update_view_scalar(from, to, w1, &old, sets, view, swaps) },
             }
         }
         // SAFETY: `dst` is valid and unshared (the caller's contract).
@@ -838,6 +966,24 @@ fn layer2_scalar(own: &[i16; HIDDEN], other: &[i16; HIDDEN], w2: &[i16], z: &mut
     }
 }
 
+/// The pattern rows one view's update swaps: each (old row, new row) of a
+/// window whose state changed, with the rows they index.
+#[derive(Clone, Copy)]
+struct Swaps<'a> {
+    wp: &'a [i8],
+    rows: &'a [(u32, u32)],
+}
+
+impl<'a> Swaps<'a> {
+    /// The old and the new row of each swap.
+    #[inline(always)]
+    fn pairs(self) -> impl Iterator<Item = (&'a [i8], &'a [i8])> {
+        self.rows.iter().map(move |&(from, to)| {
+            (&self.wp[from as usize * HIDDEN..][..HIDDEN], &self.wp[to as usize * HIDDEN..][..HIDDEN])
+        })
+    }
+}
+
 /// The first-layer row of piece kind `kind` on `bit` in `view`.
 #[inline(always)]
 fn row_of(kind: usize, bit: u32, view: usize) -> usize {
@@ -860,6 +1006,7 @@ unsafe fn update_view_scalar(
     old: &[Bitboard; 4],
     new: &[Bitboard; 4],
     view: usize,
+    swaps: Swaps,
 ) {
     // SAFETY: `src` holds HIDDEN cells (the caller's contract).
     let mut cells: [i16; HIDDEN] = unsafe { src.cast::<[i16; HIDDEN]>().read_unaligned() };
@@ -876,20 +1023,27 @@ unsafe fn update_view_scalar(
             }
         }
     }
+    for (old, new) in swaps.pairs() {
+        for ((c, o), n) in cells.iter_mut().zip(old).zip(new) {
+            *c = c.wrapping_sub(i16::from(*o)).wrapping_add(i16::from(*n));
+        }
+    }
     // SAFETY: `dst` holds HIDDEN cells (the caller's contract).
     unsafe { dst.cast::<[i16; HIDDEN]>().write_unaligned(cells) };
 }
 
 /// The body of a SIMD kernel's `update_view` (one per register width, the
 /// same steps): `src` plus the rows of the pieces of `new` not in `old`,
-/// minus those of `old` not in `new`, into `dst`, for one view, with the
-/// cells held in registers across all the rows (wrapping i16 sums, as the
-/// scalar path). `$zero`, `$load`, `$add`, `$sub` and `$store` are the
-/// width's intrinsics, `$lanes` its cells a register.
+/// minus those of `old` not in `new`, with each pattern row of `$swaps`
+/// swapped, into `dst`, for one view, with the cells held in registers
+/// across all the rows (wrapping i16 sums, as the scalar path). `$zero`,
+/// `$load`, `$add`, `$sub` and `$store` are the width's intrinsics,
+/// `$widen` its load of `$lanes` i8 weights as i16, `$lanes` its cells a
+/// register.
 #[cfg(target_arch = "x86_64")]
 macro_rules! update_view_body {
-    ($src:ident, $dst:ident, $w1:ident, $old:ident, $new:ident, $view:ident;
-     $lanes:expr, $zero:ident, $load:ident, $add:ident, $sub:ident, $store:ident) => {{
+    ($src:ident, $dst:ident, $w1:ident, $old:ident, $new:ident, $view:ident, $swaps:ident;
+     $lanes:expr, $zero:ident, $load:ident, $add:ident, $sub:ident, $store:ident, $widen:ident) => {{
         let mut c = [$zero(); HIDDEN / $lanes];
         for (i, x) in c.iter_mut().enumerate() {
             // SAFETY: `src` holds HIDDEN cells; unaligned load.
@@ -912,6 +1066,14 @@ macro_rules! update_view_body {
                 }
             }
         }
+        for (old, new) in $swaps.pairs() {
+            for (i, x) in c.iter_mut().enumerate() {
+                // SAFETY: both rows have HIDDEN elements; unaligned loads.
+                *x = unsafe {
+                    $add($sub(*x, $widen(old.as_ptr().add($lanes * i))), $widen(new.as_ptr().add($lanes * i)))
+                };
+            }
+        }
         for (i, x) in c.iter().enumerate() {
             // SAFETY: `dst` holds HIDDEN cells; every read of `src` is done.
             unsafe { $store($dst.add($lanes * i).cast(), *x) };
@@ -921,7 +1083,7 @@ macro_rules! update_view_body {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{row_of, Bitboard, Bits, Cells, HIDDEN, L2, QA};
+    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA};
     use std::arch::x86_64::*;
 
     const LANES: usize = 16;
@@ -941,9 +1103,21 @@ mod avx2 {
         old: &[Bitboard; 4],
         new: &[Bitboard; 4],
         view: usize,
+        swaps: Swaps,
     ) {
-        update_view_body!(src, dst, w1, old, new, view;
-            LANES, _mm256_setzero_si256, _mm256_loadu_si256, _mm256_add_epi16, _mm256_sub_epi16, _mm256_storeu_si256)
+        update_view_body!(src, dst, w1, old, new, view, swaps;
+            LANES, _mm256_setzero_si256, _mm256_loadu_si256, _mm256_add_epi16, _mm256_sub_epi16, _mm256_storeu_si256, widen)
+    }
+
+    /// 16 i8 weights at `p` as i16 cells.
+    ///
+    /// # Safety
+    /// The processor must have AVX2; `p` points to 16 readable bytes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn widen(p: *const i8) -> __m256i {
+        // SAFETY: 16 readable bytes (the caller's contract); unaligned load.
+        _mm256_cvtepi8_epi16(unsafe { _mm_loadu_si128(p.cast()) })
     }
 
     /// The second layer: clipped ReLU of both views, then one i16 x i16 ->
@@ -993,7 +1167,7 @@ mod avx2 {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{row_of, Bitboard, Bits, Cells, HIDDEN, L2, QA, W2_STEP};
+    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA, W2_STEP};
     use std::arch::x86_64::*;
 
     const LANES: usize = 32;
@@ -1016,9 +1190,21 @@ mod avx512 {
         old: &[Bitboard; 4],
         new: &[Bitboard; 4],
         view: usize,
+        swaps: Swaps,
     ) {
-        update_view_body!(src, dst, w1, old, new, view;
-            LANES, _mm512_setzero_si512, _mm512_loadu_si512, _mm512_add_epi16, _mm512_sub_epi16, _mm512_storeu_si512)
+        update_view_body!(src, dst, w1, old, new, view, swaps;
+            LANES, _mm512_setzero_si512, _mm512_loadu_si512, _mm512_add_epi16, _mm512_sub_epi16, _mm512_storeu_si512, widen)
+    }
+
+    /// 32 i8 weights at `p` as i16 cells.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512 BW; `p` points to 32 readable bytes.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    unsafe fn widen(p: *const i8) -> __m512i {
+        // SAFETY: 32 readable bytes (the caller's contract); unaligned load.
+        _mm512_cvtepi8_epi16(unsafe { _mm256_loadu_si256(p.cast()) })
     }
 
     /// The second layer: both views clipped into one buffer, then each
@@ -1162,6 +1348,17 @@ mod tests {
         net
     }
 
+    /// A random network with pattern inputs.
+    fn random_pattern_net(seed: u64) -> FloatNetwork {
+        let mut net = random_net(seed).with_patterns();
+        let mut rng = SplitMix(seed ^ 0x9a77);
+        net.w1.iter_mut().for_each(|x| *x *= 0.7);
+        for x in &mut net.wp {
+            *x = (rng.next_u64() % 20001) as f32 / 10000.0 * 0.12 - 0.12;
+        }
+        net
+    }
+
     /// Positions of random games from the start.
     fn random_positions(seed: u64, n: usize) -> Vec<Position> {
         let mut rng = SplitMix(seed);
@@ -1183,17 +1380,43 @@ mod tests {
 
     #[test]
     fn integer_network_follows_the_float_one() {
-        let float = random_net(7);
-        let net = float.quantise();
-        let mut worst = 0f32;
-        for pos in random_positions(3, 500) {
-            let f = float.evaluate(&pos) * 100.0;
-            let i = net.evaluate(&pos) as f32;
-            if f.abs() < EVAL_LIMIT as f32 - 10.0 {
-                worst = worst.max((f - i).abs());
+        for float in [random_net(7), random_pattern_net(7)] {
+            let net = float.quantise();
+            let mut worst = 0f32;
+            for pos in random_positions(3, 500) {
+                let f = float.evaluate(&pos) * 100.0;
+                let i = net.evaluate(&pos) as f32;
+                if f.abs() < EVAL_LIMIT as f32 - 10.0 {
+                    worst = worst.max((f - i).abs());
+                }
             }
+            assert!(worst < 5.0, "integer and float networks differ by {worst} hundredths");
         }
-        assert!(worst < 5.0, "integer and float networks differ by {worst} hundredths");
+    }
+
+    #[test]
+    fn black_s_pattern_rows_are_white_s_of_the_flipped_position() {
+        for pos in random_positions(37, 500) {
+            let m = pos.flipped();
+            let (a, b) = (
+                pattern_rows(pos.men(Color::White), pos.men(Color::Black)),
+                pattern_rows(m.men(Color::White), m.men(Color::Black)),
+            );
+            assert_eq!((a[0], a[1]), (b[1], b[0]), "{}", pos.to_fen());
+        }
+        // The empty window is state 0 of every table.
+        let empty = pattern_rows(0, 0);
+        assert!(empty.iter().flatten().enumerate().all(|(i, &r)| r as usize == (i % 8) * PATTERN_STATES));
+    }
+
+    #[test]
+    fn zero_pattern_rows_score_as_the_network_without_them() {
+        let plain = Network::from_bytes(EMBEDDED).expect("embedded network");
+        let with = FloatNetwork::from_network(&plain).with_patterns().quantise();
+        assert!(with.has_patterns() && !plain.has_patterns());
+        for pos in random_positions(47, 300) {
+            assert_eq!(with.evaluate(&pos), plain.evaluate(&pos), "{}", pos.to_fen());
+        }
     }
 
     #[test]
@@ -1223,6 +1446,7 @@ mod tests {
         assert!(eight_bit.w2_quads.is_some());
         let nets = [
             random_net(11).quantise(),
+            random_pattern_net(11).quantise(),
             Network::from_bytes(EMBEDDED).expect("embedded network"),
             Network::from_bytes(EMBEDDED_VARIANTS[0].1).expect("embedded network"),
             eight_bit,
@@ -1311,15 +1535,16 @@ mod tests {
 
     #[test]
     fn updates_and_the_cache_give_the_refreshed_score() {
-        let net = random_net(13).quantise();
-        let mut cache = NetCache::new(8);
-        let positions = random_positions(9, 3000);
-        let mut acc = net.refresh(&positions[0]);
-        for (i, pos) in positions.iter().enumerate() {
-            net.update(&mut acc, pos);
-            let fresh = net.refresh(pos);
-            assert_eq!(acc, fresh);
-            assert_eq!(net.evaluate_cached(pos, &mut cache, i % 5), net.output(&fresh, pos.side()));
+        for net in [random_net(13).quantise(), random_pattern_net(13).quantise()] {
+            let mut cache = NetCache::new(8);
+            let positions = random_positions(9, 3000);
+            let mut acc = net.refresh(&positions[0]);
+            for (i, pos) in positions.iter().enumerate() {
+                net.update(&mut acc, pos);
+                let fresh = net.refresh(pos);
+                assert_eq!(acc, fresh);
+                assert_eq!(net.evaluate_cached(pos, &mut cache, i % 5), net.output(&fresh, pos.side()));
+            }
         }
     }
 
@@ -1358,12 +1583,13 @@ mod tests {
 
     #[test]
     fn mirrored_positions_score_the_same() {
-        let float = random_net(17);
-        let net = float.quantise();
-        for pos in random_positions(21, 300) {
-            let m = pos.flipped();
-            assert_eq!(net.evaluate(&pos), net.evaluate(&m), "{}", pos.to_fen());
-            assert!((float.evaluate(&pos) - float.evaluate(&m)).abs() < 1e-4);
+        for float in [random_net(17), random_pattern_net(17)] {
+            let net = float.quantise();
+            for pos in random_positions(21, 300) {
+                let m = pos.flipped();
+                assert_eq!(net.evaluate(&pos), net.evaluate(&m), "{}", pos.to_fen());
+                assert!((float.evaluate(&pos) - float.evaluate(&m)).abs() < 1e-4);
+            }
         }
     }
 
@@ -1395,6 +1621,25 @@ mod tests {
         );
         let float = random_net(23);
         assert_eq!(FloatNetwork::from_bytes(&float.to_bytes()), Some(float));
+    }
+
+    #[test]
+    fn a_network_with_pattern_inputs_is_a_version_3_file_and_round_trips() {
+        let float = random_pattern_net(25);
+        assert_eq!(FloatNetwork::from_bytes(&float.to_bytes()).as_ref(), Some(&float));
+        let net = float.quantise();
+        let bytes = net.to_bytes();
+        assert_eq!(&bytes[8..12], &3u32.to_le_bytes());
+        let back = Network::from_bytes(&bytes).expect("reads back");
+        assert!(back.has_patterns());
+        assert_eq!((back.game(), back.parts()), (Variant::Normal, net.parts()));
+        let frisian = Network::from_bytes(&net.for_game(Variant::Frisian).to_bytes()).expect("reads back");
+        assert_eq!(frisian.game(), Variant::Frisian);
+        // Another number of pattern rows is another layout.
+        let mut other = bytes.clone();
+        other[HEADER_V1 + 4..HEADER_V1 + 8].copy_from_slice(&7u32.to_le_bytes());
+        assert_eq!(Network::from_bytes(&other).err(), Some(WeightsError::Layout));
+        assert!(matches!(Network::from_bytes(&bytes[..bytes.len() - 2]), Err(WeightsError::Length { .. })));
     }
 
     #[test]

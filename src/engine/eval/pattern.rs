@@ -119,7 +119,14 @@ pub struct Features {
 /// The window indices, fast: White's and Black's index per canonical window.
 #[inline(always)]
 pub fn window_indices(pos: &Position) -> [(u16, u16); WINDOWS] {
-    let [f4, t4, f6, t6] = bands(pos);
+    window_indices_of(pos.men(Color::White), pos.men(Color::Black))
+}
+
+/// [`window_indices`] of the men alone (White's, Black's): what the
+/// network's pattern inputs read from an accumulator's piece sets.
+#[inline(always)]
+pub fn window_indices_of(white: u64, black: u64) -> [(u16, u16); WINDOWS] {
+    let [f4, t4, f6, t6] = bands(white, black);
     std::array::from_fn(|k| {
         let (f, t) = if k < 4 { (f4, t4) } else { (f6, t6) };
         let j = 16 * (CANONICAL[k].1 / 2) as u32;
@@ -131,9 +138,7 @@ pub fn window_indices(pos: &Position) -> [(u16, u16); WINDOWS] {
 /// 4 and 6), packed four to a word: White's band at row 4, Black's image of
 /// it, White's band at row 6, Black's image of that.
 #[inline(always)]
-fn bands(pos: &Position) -> [u64; 4] {
-    let white = pos.men(Color::White);
-    let black = pos.men(Color::Black);
+fn bands(white: u64, black: u64) -> [u64; 4] {
     let (fwd, rot) = (&FWD_ROWS, &ROT_ROWS);
     let f = |r: usize| fwd[row_entry(white, black, r)];
     let t = |r: usize| rot[row_entry(white, black, r)];
@@ -251,7 +256,7 @@ impl PatternEval {
             }
         }
         add(F_SIDE, if pos.side() == Color::White { 1 } else { -1 });
-        let packed = bands(pos);
+        let packed = bands(wm, bm);
         for k in 0..WINDOWS {
             let band = if k < 4 { 0 } else { 2 };
             let shift = 16 * (k % 4);
