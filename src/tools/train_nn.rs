@@ -923,6 +923,11 @@ mod tests {
 
     /// Positions where White has a man more, won, and their mirrors, lost.
     fn material_samples() -> (NetSamples, NetSamples) {
+        material_samples_with(false)
+    }
+
+    /// [`material_samples`], with their pattern rows kept or not.
+    fn material_samples_with(patterns: bool) -> (NetSamples, NetSamples) {
         let mut records = Vec::new();
         let mut rng = SplitMix(5);
         for game in 0..400u32 {
@@ -941,7 +946,10 @@ mod tests {
             }
         }
         let (v, t): (Vec<Record>, Vec<Record>) = records.into_iter().partition(|r| r.game % 10 == 0);
-        let (mut train, mut val) = (NetSamples::default(), NetSamples::default());
+        let (mut train, mut val) = match patterns {
+            true => (NetSamples::with_patterns(), NetSamples::with_patterns()),
+            false => (NetSamples::default(), NetSamples::default()),
+        };
         train.extend(&t, 0.0, 125.0, None);
         val.extend(&v, 0.0, 125.0, None);
         (train, val)
@@ -978,6 +986,36 @@ mod tests {
             history.validation[0].target
         );
         assert!(last.gap < 5.0, "integer network {} hundredths away", last.gap);
+    }
+
+    #[test]
+    fn a_fit_with_pattern_inputs_learns_and_moves_only_the_rows_its_positions_use() {
+        let (train, val) = material_samples_with(true);
+        let cfg = Config { patterns: true, ..material_config(10) };
+        let mut net = initial(1).with_patterns();
+        let mut saved = None;
+        let history = fit(&cfg, &mut net, &train, &val, None, &mut |_| {}, &mut |c| {
+            saved = Some(c.clone());
+            Ok(())
+        })
+        .expect("fit");
+        let last = history.validation.last().copied().unwrap_or_default();
+        assert!(last.target < 0.2, "validation loss {}", last.target);
+        let used: std::collections::HashSet<u32> =
+            train.patterns.iter().flatten().flatten().flatten().copied().collect();
+        let moved: Vec<u32> = (0..PATTERN_ROWS as u32)
+            .filter(|&r| net.wp[r as usize * HIDDEN..(r as usize + 1) * HIDDEN].iter().any(|&x| x != 0.0))
+            .collect();
+        assert!(!moved.is_empty() && moved.iter().all(|r| used.contains(r)), "{} rows moved", moved.len());
+        // The checkpoint holds the rows and their moments.
+        let c = saved.expect("checkpoint");
+        assert!(c.net.has_patterns());
+        assert_eq!(Checkpoint::from_bytes(&c.to_bytes()), Ok(c));
+        // Samples without their rows cannot fit such a network.
+        let (plain, _) = material_samples_with(false);
+        let refused =
+            fit(&cfg, &mut initial(1).with_patterns(), &plain, &val, None, &mut |_| {}, &mut |_| Ok(()));
+        assert!(refused.expect_err("no rows").contains("pattern rows"));
     }
 
     #[test]
