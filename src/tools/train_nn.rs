@@ -438,8 +438,8 @@ impl Checkpoint {
         // A network with pattern inputs or one without: the moments' count
         // tells which.
         let count = u32::from_le_bytes([bytes[24], bytes[25], bytes[26], bytes[27]]) as usize;
-        let plain = FloatNetwork::zeros();
-        let n = if count == plain.len() { count } else { plain.with_patterns().len() };
+        let plain = FloatNetwork::zeros().len();
+        let n = if count == plain { count } else { plain + PATTERN_ROWS * HIDDEN };
         let size = 28 + 12 * n + 8;
         if bytes.len() != size {
             return Err(format!("{} bytes where a checkpoint of this network has {size}", bytes.len()));
@@ -551,7 +551,6 @@ pub(crate) fn fit(
         return Err("a network with pattern inputs needs samples with their pattern rows".into());
     }
     let (mut m, mut s) = (vec![0f32; n], vec![0f32; n]);
-    let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f64);
     let mut step = 0i32;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let mut rng = SplitMix(cfg.seed ^ 0x5eed);
@@ -613,40 +612,29 @@ pub(crate) fn fit(
                 );
             running += loss;
             step += 1;
-            let (c1, c2) = (1.0 - beta1.powi(step), 1.0 - beta2.powi(step));
+            let adam = Adam::at(lr, step);
             let mut k = 0;
             for (w, g) in net.arrays_mut().into_iter().zip(grad.arrays()) {
                 for (x, &gx) in w.iter_mut().zip(g.iter()) {
-                    let gx = f64::from(gx);
-                    let mk = beta1 * f64::from(m[k]) + (1.0 - beta1) * gx;
-                    let sk = beta2 * f64::from(s[k]) + (1.0 - beta2) * gx * gx;
-                    m[k] = mk as f32;
-                    s[k] = sk as f32;
-                    *x -= (lr * (mk / c1) / ((sk / c2).sqrt() + eps)) as f32;
+                    adam.step(x, &mut m[k], &mut s[k], gx);
                     k += 1;
                 }
             }
             // The pattern rows' moments follow the dense ones; a row moves
-            // only in the steps that touch it (lazy Adam).
-            if patterns {
-                let mut slot = vec![u32::MAX; PATTERN_ROWS];
-                rows.rows.iter().enumerate().for_each(|(i, &r)| slot[r as usize] = i as u32);
+            // only in the steps that touch it (lazy Adam), found through
+            // the gathered gradient's own row-to-place index.
+            if patterns && !rows.slot.is_empty() {
                 let dense = m.len() - net.wp.len();
                 let (mp, sp) = (&mut m[dense..], &mut s[dense..]);
                 net.wp
                     .par_chunks_mut(HIDDEN)
                     .zip(mp.par_chunks_mut(HIDDEN))
                     .zip(sp.par_chunks_mut(HIDDEN))
-                    .zip(slot.par_iter())
+                    .zip(rows.slot.par_iter())
                     .filter(|(_, &at)| at != u32::MAX)
                     .for_each(|(((w, m), s), &at)| {
                         for (((x, mk), sk), &gx) in w.iter_mut().zip(m).zip(s).zip(&rows.grads[at as usize]) {
-                            let gx = f64::from(gx);
-                            let mn = beta1 * f64::from(*mk) + (1.0 - beta1) * gx;
-                            let sn = beta2 * f64::from(*sk) + (1.0 - beta2) * gx * gx;
-                            *mk = mn as f32;
-                            *sk = sn as f32;
-                            *x -= (lr * (mn / c1) / ((sn / c2).sqrt() + eps)) as f32;
+                            adam.step(x, mk, sk, gx);
                         }
                     });
             }
@@ -668,6 +656,36 @@ pub(crate) fn fit(
         ));
     }
     Ok(history)
+}
+
+/// One Adam step's constants: the step size and the bias corrections of
+/// step number `step`.
+#[derive(Clone, Copy)]
+struct Adam {
+    lr: f64,
+    c1: f64,
+    c2: f64,
+}
+
+impl Adam {
+    const BETA1: f64 = 0.9;
+    const BETA2: f64 = 0.999;
+    const EPS: f64 = 1e-8;
+
+    fn at(lr: f64, step: i32) -> Adam {
+        Adam { lr, c1: 1.0 - Adam::BETA1.powi(step), c2: 1.0 - Adam::BETA2.powi(step) }
+    }
+
+    /// Moves weight `x` by gradient `g`, updating its moments `m` and `s`.
+    #[inline(always)]
+    fn step(self, x: &mut f32, m: &mut f32, s: &mut f32, g: f32) {
+        let g = f64::from(g);
+        let mn = Adam::BETA1 * f64::from(*m) + (1.0 - Adam::BETA1) * g;
+        let sn = Adam::BETA2 * f64::from(*s) + (1.0 - Adam::BETA2) * g * g;
+        *m = mn as f32;
+        *s = sn as f32;
+        *x -= (self.lr * (mn / self.c1) / ((sn / self.c2).sqrt() + Adam::EPS)) as f32;
+    }
 }
 
 /// The validation loss of each stage, for the progress lines.
