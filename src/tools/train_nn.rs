@@ -394,6 +394,10 @@ pub struct Config {
     /// Give the network pattern inputs (rows starting at zero where the
     /// starting network has none); a network that has them keeps them.
     pub patterns: bool,
+    /// Data files of other games (another engine's, say) never fitted:
+    /// every position of them is a second validation set, which tells a
+    /// fit that learns the games it was given from one that learns draughts.
+    pub holdout: Vec<PathBuf>,
 }
 
 /// Where a fit stands after an epoch: the network, Adam's moments and its
@@ -509,6 +513,17 @@ pub struct History {
     pub train: Vec<f64>,
     /// Validation losses after each epoch.
     pub validation: Vec<Losses>,
+    /// The losses on the other games (`holdout`) after each epoch, if any.
+    pub holdout: Vec<Losses>,
+}
+
+/// The positions of a fit: those it learns from and those it is judged on.
+#[derive(Clone, Copy)]
+pub(crate) struct FitData<'a> {
+    pub train: &'a NetSamples,
+    pub validation: &'a NetSamples,
+    /// Other games' positions, never learned from ([`Config::holdout`]).
+    pub holdout: Option<&'a NetSamples>,
 }
 
 /// Fits `net` to `train`, reporting on `validation`; `save` gets the
@@ -517,12 +532,12 @@ pub struct History {
 pub(crate) fn fit(
     cfg: &Config,
     net: &mut FloatNetwork,
-    train: &NetSamples,
-    validation: &NetSamples,
+    data: &FitData,
     resume: Option<Checkpoint>,
     progress: &mut dyn FnMut(&str),
     save: &mut dyn FnMut(&Checkpoint) -> Result<(), String>,
 ) -> Result<History, String> {
+    let FitData { train, validation, holdout } = *data;
     let settings = fingerprint(cfg, train.len(), validation.len());
     if let Some(c) = &resume {
         if c.settings != settings {
@@ -540,10 +555,11 @@ pub(crate) fn fit(
     history.train.push(f64::NAN);
     let at = resume.as_ref().map_or(0, |c| c.epoch);
     progress(&format!(
-        "epoch {at}: validation loss {:.5} (results {:.5}; by stage, 1-10 to 31-40 pieces: {})",
+        "epoch {at}: validation loss {:.5} (results {:.5}; by stage, 1-10 to 31-40 pieces: {}){}",
         v.target,
         v.results,
-        stages(&v)
+        stages(&v),
+        held_out(cfg, holdout, net, &mut history)
     ));
     let n = net.len();
     let patterns = net.has_patterns();
@@ -645,17 +661,27 @@ pub(crate) fn fit(
         history.train.push(tl);
         history.validation.push(v);
         save(&Checkpoint { settings, epoch, step, m: m.clone(), s: s.clone(), net: net.clone() })?;
+        let seconds = started.elapsed().as_secs_f64();
         progress(&format!(
-            "epoch {epoch}: train loss {tl:.5}, validation loss {:.5} (results {:.5}; by stage, 1-10 to 31-40 pieces: {}), integer network {:.5}, integer-float gap {:.2} hundredths ({:.1}s)",
+            "epoch {epoch}: train loss {tl:.5}, validation loss {:.5} (results {:.5}; by stage, 1-10 to 31-40 pieces: {}), integer network {:.5}, integer-float gap {:.2} hundredths ({seconds:.1}s){}",
             v.target,
             v.results,
             stages(&v),
             v.integer,
             v.gap,
-            started.elapsed().as_secs_f64()
+            held_out(cfg, holdout, net, &mut history)
         ));
     }
     Ok(history)
+}
+
+/// The losses on the other games, if the fit has them, kept in `history`
+/// and said in a clause of the progress line.
+fn held_out(cfg: &Config, holdout: Option<&NetSamples>, net: &FloatNetwork, history: &mut History) -> String {
+    let Some(samples) = holdout else { return String::new() };
+    let h = validate(cfg, samples, net);
+    history.holdout.push(h);
+    format!("; other games {:.5} (results {:.5}; by stage: {})", h.target, h.results, stages(&h))
 }
 
 /// One Adam step's constants: the step size and the bias corrections of
@@ -816,6 +842,18 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
             progress(&format!("{exact} positions labelled by the {}-piece tables", t.max_pieces()));
         }
     }
+    let mut holdout = match net.has_patterns() {
+        true => NetSamples::with_patterns(),
+        false => NetSamples::default(),
+    };
+    for path in &cfg.holdout {
+        let (v, records) = crate::tools::selfplay::read_data(path)?;
+        if Some(v) != variant {
+            return Err(format!("{} holds games of {v}, the training files another game's", path.display()));
+        }
+        progress(&format!("{}: {} positions of other games, held out", path.display(), records.len()));
+        holdout.extend(&records, cfg.lambda, cfg.k, tables);
+    }
     if train.is_empty() {
         return Err("no training positions".into());
     }
@@ -827,7 +865,8 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         val.len(),
         started.elapsed().as_secs_f64()
     ));
-    fit(cfg, &mut net, &train, &val, resume, progress, &mut save)
+    let holdout = (!cfg.holdout.is_empty()).then_some(&holdout);
+    fit(cfg, &mut net, &FitData { train: &train, validation: &val, holdout }, resume, progress, &mut save)
 }
 
 #[cfg(test)]
@@ -987,6 +1026,7 @@ mod tests {
             resume: false,
             w2_8bit: false,
             patterns: false,
+            holdout: vec![],
         }
     }
 
@@ -995,7 +1035,15 @@ mod tests {
         let (train, val) = material_samples();
         let cfg = material_config(30);
         let mut net = initial(1);
-        let history = fit(&cfg, &mut net, &train, &val, None, &mut |_| {}, &mut |_| Ok(())).expect("fit");
+        let history = fit(
+            &cfg,
+            &mut net,
+            &FitData { train: &train, validation: &val, holdout: None },
+            None,
+            &mut |_| {},
+            &mut |_| Ok(()),
+        )
+        .expect("fit");
         let last = history.validation.last().copied().unwrap_or_default();
         assert!(
             last.target < 0.2,
@@ -1012,10 +1060,17 @@ mod tests {
         let cfg = Config { patterns: true, ..material_config(10) };
         let mut net = initial(1).with_patterns();
         let mut saved = None;
-        let history = fit(&cfg, &mut net, &train, &val, None, &mut |_| {}, &mut |c| {
-            saved = Some(c.clone());
-            Ok(())
-        })
+        let history = fit(
+            &cfg,
+            &mut net,
+            &FitData { train: &train, validation: &val, holdout: None },
+            None,
+            &mut |_| {},
+            &mut |c| {
+                saved = Some(c.clone());
+                Ok(())
+            },
+        )
         .expect("fit");
         let last = history.validation.last().copied().unwrap_or_default();
         assert!(last.target < 0.2, "validation loss {}", last.target);
@@ -1031,9 +1086,52 @@ mod tests {
         assert_eq!(Checkpoint::from_bytes(&c.to_bytes()), Ok(c));
         // Samples without their rows cannot fit such a network.
         let (plain, _) = material_samples_with(false);
-        let refused =
-            fit(&cfg, &mut initial(1).with_patterns(), &plain, &val, None, &mut |_| {}, &mut |_| Ok(()));
+        let refused = fit(
+            &cfg,
+            &mut initial(1).with_patterns(),
+            &FitData { train: &plain, validation: &val, holdout: None },
+            None,
+            &mut |_| {},
+            &mut |_| Ok(()),
+        );
         assert!(refused.expect_err("no rows").contains("pattern rows"));
+    }
+
+    #[test]
+    fn held_out_games_are_scored_every_epoch_and_never_fitted() {
+        let (train, val) = material_samples();
+        let cfg = material_config(3);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+        let (plain, with) = pool.install(|| {
+            let mut plain = initial(1);
+            fit(
+                &cfg,
+                &mut plain,
+                &FitData { train: &train, validation: &val, holdout: None },
+                None,
+                &mut |_| {},
+                &mut |_| Ok(()),
+            )
+            .expect("fit");
+            let mut lines = Vec::new();
+            let mut with = initial(1);
+            let history = fit(
+                &cfg,
+                &mut with,
+                &FitData { train: &train, validation: &val, holdout: Some(&val) },
+                None,
+                &mut |l| lines.push(l.to_string()),
+                &mut |_| Ok(()),
+            )
+            .expect("fit");
+            // The validation positions held out again: the same losses, each epoch and before.
+            let sums = |l: &[Losses]| l.iter().map(|x| (x.target, x.results, x.integer)).collect::<Vec<_>>();
+            assert_eq!(sums(&history.holdout), sums(&history.validation));
+            assert_eq!(lines.iter().filter(|l| l.contains("other games")).count(), 4, "{lines:?}");
+            (plain, with)
+        });
+        // Scoring them moves no weight.
+        assert_eq!(plain, with);
     }
 
     #[test]
@@ -1041,7 +1139,15 @@ mod tests {
         let (train, val) = material_samples();
         let cfg = Config { w2_8bit: true, ..material_config(30) };
         let mut net = initial(1);
-        let history = fit(&cfg, &mut net, &train, &val, None, &mut |_| {}, &mut |_| Ok(())).expect("fit");
+        let history = fit(
+            &cfg,
+            &mut net,
+            &FitData { train: &train, validation: &val, holdout: None },
+            None,
+            &mut |_| {},
+            &mut |_| Ok(()),
+        )
+        .expect("fit");
         let last = history.validation.last().copied().unwrap_or_default();
         assert!(last.target < 0.2, "validation loss {}", last.target);
         assert!(seen(&cfg, &net).quantise().is_8_bit());
@@ -1057,18 +1163,33 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
         let (straight, resumed, last) = pool.install(|| {
             let mut straight = initial(1);
-            fit(&cfg, &mut straight, &train, &val, None, &mut |_| {}, &mut |_| Ok(())).expect("fit");
+            fit(
+                &cfg,
+                &mut straight,
+                &FitData { train: &train, validation: &val, holdout: None },
+                None,
+                &mut |_| {},
+                &mut |_| Ok(()),
+            )
+            .expect("fit");
             // Stopped while saving epoch 2 (the checkpoint of epoch 2 kept).
             let mut kept = None;
             let mut net = initial(1);
-            let stop = fit(&cfg, &mut net, &train, &val, None, &mut |_| {}, &mut |c| {
-                kept = Some(c.clone());
-                if c.epoch == 2 {
-                    Err("stopped".into())
-                } else {
-                    Ok(())
-                }
-            });
+            let stop = fit(
+                &cfg,
+                &mut net,
+                &FitData { train: &train, validation: &val, holdout: None },
+                None,
+                &mut |_| {},
+                &mut |c| {
+                    kept = Some(c.clone());
+                    if c.epoch == 2 {
+                        Err("stopped".into())
+                    } else {
+                        Ok(())
+                    }
+                },
+            );
             assert_eq!(stop.expect_err("stopped"), "stopped");
             let kept = Checkpoint::from_bytes(&kept.expect("checkpoint").to_bytes()).expect("reads back");
             assert_eq!(kept.epoch, 2);
@@ -1079,8 +1200,7 @@ mod tests {
             let history = fit(
                 &cfg,
                 &mut resumed,
-                &train,
-                &val,
+                &FitData { train: &train, validation: &val, holdout: None },
                 Some(kept.clone()),
                 &mut |l| lines.push(l.to_string()),
                 &mut |c| {
@@ -1094,8 +1214,14 @@ mod tests {
             assert_eq!(history.train.len(), 3, "the checkpoint's epoch 2, then 3 and 4");
             // A checkpoint of other settings is refused.
             let other = Config { seed: 2, ..cfg.clone() };
-            let refused =
-                fit(&other, &mut initial(1), &train, &val, Some(kept), &mut |_| {}, &mut |_| Ok(()));
+            let refused = fit(
+                &other,
+                &mut initial(1),
+                &FitData { train: &train, validation: &val, holdout: None },
+                Some(kept),
+                &mut |_| {},
+                &mut |_| Ok(()),
+            );
             assert!(refused.expect_err("other settings").contains("other data or settings"));
             (straight, resumed, last.expect("saved"))
         });

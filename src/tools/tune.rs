@@ -423,7 +423,7 @@ fn batch_arg(text: &str) -> Result<usize, crate::engine::options::OptionError> {
 
 /// Passes over the data: 1 to 10,000.
 fn epochs_arg(text: &str) -> Result<usize, crate::engine::options::OptionError> {
-    crate::engine::options::integer("epochs", text, 1, 10_000).map(|n| n as usize)
+    crate::engine::options::integer("epochs", text, 0, 10_000).map(|n| n as usize)
 }
 
 /// The arguments of `dammer tune`.
@@ -440,7 +440,8 @@ pub struct TuneArgs {
     /// init file's layout.
     #[arg(long, default_value = "regions", value_parser = model_arg)]
     pub layout: Model,
-    /// Passes over the data.
+    /// Passes over the data (0: only the starting weights' losses, e.g. a
+    /// network's on --holdout games).
     #[arg(long, default_value_t = 20, value_parser = epochs_arg)]
     pub epochs: usize,
     /// Positions per step.
@@ -497,6 +498,12 @@ pub struct TuneArgs {
     /// starting at zero where the --init network has none.
     #[arg(long)]
     pub patterns: bool,
+    /// A data file of other games (another engine's, relabelled, say) that
+    /// the network's fit never learns from: the loss on all its positions
+    /// is reported beside the validation loss, before the fit and after
+    /// every epoch. Repeat it for several files.
+    #[arg(long, value_name = "FILE")]
+    pub holdout: Vec<std::path::PathBuf>,
     /// Fit the pattern term on top of a network, whose score is then a
     /// fixed part of every position's (the hybrid evaluation: `--eval
     /// hybrid --weights OUT` plays the embedded network with it): `nn` for
@@ -525,8 +532,12 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
         resume,
         w2_8bit,
         patterns,
+        holdout,
         base,
     } = args;
+    if !holdout.is_empty() && layout != Model::Network {
+        return Err("--holdout is a setting of the network's fit (--layout nn)".into());
+    }
     if patterns && layout != Model::Network {
         return Err("--patterns is a setting of the network's fit (--layout nn)".into());
     }
@@ -569,6 +580,7 @@ pub fn run_cli(args: TuneArgs) -> Result<(), String> {
                 resume,
                 w2_8bit,
                 patterns,
+                holdout,
             };
             let tables = egdb.tables()?;
             return pool
