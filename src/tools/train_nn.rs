@@ -526,6 +526,13 @@ pub(crate) struct FitData<'a> {
     pub holdout: Option<&'a NetSamples>,
 }
 
+impl<'a> FitData<'a> {
+    /// Training and validation positions, no other games.
+    pub fn new(train: &'a NetSamples, validation: &'a NetSamples) -> FitData<'a> {
+        FitData { train, validation, holdout: None }
+    }
+}
+
 /// Fits `net` to `train`, reporting on `validation`; `save` gets the
 /// checkpoint (the network with it) after each epoch. With `resume`, the
 /// fit goes on after the checkpoint's epoch, from its network.
@@ -866,7 +873,7 @@ pub fn run(cfg: &Config, tables: Option<&Tables>, progress: &mut dyn FnMut(&str)
         started.elapsed().as_secs_f64()
     ));
     let holdout = (!cfg.holdout.is_empty()).then_some(&holdout);
-    fit(cfg, &mut net, &FitData { train: &train, validation: &val, holdout }, resume, progress, &mut save)
+    fit(cfg, &mut net, &FitData { holdout, ..FitData::new(&train, &val) }, resume, progress, &mut save)
 }
 
 #[cfg(test)]
@@ -1035,15 +1042,8 @@ mod tests {
         let (train, val) = material_samples();
         let cfg = material_config(30);
         let mut net = initial(1);
-        let history = fit(
-            &cfg,
-            &mut net,
-            &FitData { train: &train, validation: &val, holdout: None },
-            None,
-            &mut |_| {},
-            &mut |_| Ok(()),
-        )
-        .expect("fit");
+        let history = fit(&cfg, &mut net, &FitData::new(&train, &val), None, &mut |_| {}, &mut |_| Ok(()))
+            .expect("fit");
         let last = history.validation.last().copied().unwrap_or_default();
         assert!(
             last.target < 0.2,
@@ -1060,17 +1060,10 @@ mod tests {
         let cfg = Config { patterns: true, ..material_config(10) };
         let mut net = initial(1).with_patterns();
         let mut saved = None;
-        let history = fit(
-            &cfg,
-            &mut net,
-            &FitData { train: &train, validation: &val, holdout: None },
-            None,
-            &mut |_| {},
-            &mut |c| {
-                saved = Some(c.clone());
-                Ok(())
-            },
-        )
+        let history = fit(&cfg, &mut net, &FitData::new(&train, &val), None, &mut |_| {}, &mut |c| {
+            saved = Some(c.clone());
+            Ok(())
+        })
         .expect("fit");
         let last = history.validation.last().copied().unwrap_or_default();
         assert!(last.target < 0.2, "validation loss {}", last.target);
@@ -1089,7 +1082,7 @@ mod tests {
         let refused = fit(
             &cfg,
             &mut initial(1).with_patterns(),
-            &FitData { train: &plain, validation: &val, holdout: None },
+            &FitData::new(&plain, &val),
             None,
             &mut |_| {},
             &mut |_| Ok(()),
@@ -1104,21 +1097,14 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
         let (plain, with) = pool.install(|| {
             let mut plain = initial(1);
-            fit(
-                &cfg,
-                &mut plain,
-                &FitData { train: &train, validation: &val, holdout: None },
-                None,
-                &mut |_| {},
-                &mut |_| Ok(()),
-            )
-            .expect("fit");
+            fit(&cfg, &mut plain, &FitData::new(&train, &val), None, &mut |_| {}, &mut |_| Ok(()))
+                .expect("fit");
             let mut lines = Vec::new();
             let mut with = initial(1);
             let history = fit(
                 &cfg,
                 &mut with,
-                &FitData { train: &train, validation: &val, holdout: Some(&val) },
+                &FitData { holdout: Some(&val), ..FitData::new(&train, &val) },
                 None,
                 &mut |l| lines.push(l.to_string()),
                 &mut |_| Ok(()),
@@ -1139,15 +1125,8 @@ mod tests {
         let (train, val) = material_samples();
         let cfg = Config { w2_8bit: true, ..material_config(30) };
         let mut net = initial(1);
-        let history = fit(
-            &cfg,
-            &mut net,
-            &FitData { train: &train, validation: &val, holdout: None },
-            None,
-            &mut |_| {},
-            &mut |_| Ok(()),
-        )
-        .expect("fit");
+        let history = fit(&cfg, &mut net, &FitData::new(&train, &val), None, &mut |_| {}, &mut |_| Ok(()))
+            .expect("fit");
         let last = history.validation.last().copied().unwrap_or_default();
         assert!(last.target < 0.2, "validation loss {}", last.target);
         assert!(seen(&cfg, &net).quantise().is_8_bit());
@@ -1163,33 +1142,19 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
         let (straight, resumed, last) = pool.install(|| {
             let mut straight = initial(1);
-            fit(
-                &cfg,
-                &mut straight,
-                &FitData { train: &train, validation: &val, holdout: None },
-                None,
-                &mut |_| {},
-                &mut |_| Ok(()),
-            )
-            .expect("fit");
+            fit(&cfg, &mut straight, &FitData::new(&train, &val), None, &mut |_| {}, &mut |_| Ok(()))
+                .expect("fit");
             // Stopped while saving epoch 2 (the checkpoint of epoch 2 kept).
             let mut kept = None;
             let mut net = initial(1);
-            let stop = fit(
-                &cfg,
-                &mut net,
-                &FitData { train: &train, validation: &val, holdout: None },
-                None,
-                &mut |_| {},
-                &mut |c| {
-                    kept = Some(c.clone());
-                    if c.epoch == 2 {
-                        Err("stopped".into())
-                    } else {
-                        Ok(())
-                    }
-                },
-            );
+            let stop = fit(&cfg, &mut net, &FitData::new(&train, &val), None, &mut |_| {}, &mut |c| {
+                kept = Some(c.clone());
+                if c.epoch == 2 {
+                    Err("stopped".into())
+                } else {
+                    Ok(())
+                }
+            });
             assert_eq!(stop.expect_err("stopped"), "stopped");
             let kept = Checkpoint::from_bytes(&kept.expect("checkpoint").to_bytes()).expect("reads back");
             assert_eq!(kept.epoch, 2);
@@ -1200,7 +1165,7 @@ mod tests {
             let history = fit(
                 &cfg,
                 &mut resumed,
-                &FitData { train: &train, validation: &val, holdout: None },
+                &FitData::new(&train, &val),
                 Some(kept.clone()),
                 &mut |l| lines.push(l.to_string()),
                 &mut |c| {
@@ -1217,7 +1182,7 @@ mod tests {
             let refused = fit(
                 &other,
                 &mut initial(1),
-                &FitData { train: &train, validation: &val, holdout: None },
+                &FitData::new(&train, &val),
                 Some(kept),
                 &mut |_| {},
                 &mut |_| Ok(()),
