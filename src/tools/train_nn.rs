@@ -140,12 +140,7 @@ fn forward(net: &FloatNetwork, inputs: &[u8], patterns: Option<&PatternRows>, bl
         }
     }
     if let (Some(rows), true) = (patterns, net.has_patterns()) {
-        for (view, rows) in rows.iter().enumerate() {
-            for &r in rows {
-                let row = &net.wp[r as usize * HIDDEN..(r as usize + 1) * HIDDEN];
-                acc[view].iter_mut().zip(row).for_each(|(a, w)| *a += w);
-            }
-        }
+        net.add_pattern_rows(rows, &mut acc);
     }
     let us = usize::from(black);
     let mut a1 = [0f32; 2 * HIDDEN];

@@ -195,6 +195,17 @@ impl FloatNetwork {
         }
     }
 
+    /// Adds to each view's cells `acc` that view's pattern rows `rows`
+    /// (what [`pattern_rows`] gives; the network has pattern inputs).
+    pub fn add_pattern_rows<A: AsMut<[f32]>>(&self, rows: &[[u32; PATTERN_TABLES]; 2], acc: &mut [A; 2]) {
+        for (cells, rows) in acc.iter_mut().zip(rows) {
+            for &r in rows {
+                let row = &self.wp[r as usize * HIDDEN..][..HIDDEN];
+                cells.as_mut().iter_mut().zip(row).for_each(|(a, w)| *a += w);
+            }
+        }
+    }
+
     /// The score of `pos` in men, from the side to move's view.
     pub fn evaluate(&self, pos: &Position) -> f32 {
         let mut acc = [self.b1.clone(), self.b1.clone()];
@@ -207,13 +218,7 @@ impl FloatNetwork {
             }
         });
         if self.has_patterns() {
-            let rows = pattern_rows(pos.men(Color::White), pos.men(Color::Black));
-            for (view, rows) in rows.iter().enumerate() {
-                for &r in rows {
-                    let row = &self.wp[r as usize * HIDDEN..(r as usize + 1) * HIDDEN];
-                    acc[view].iter_mut().zip(row).for_each(|(a, w)| *a += w);
-                }
-            }
+            self.add_pattern_rows(&pattern_rows(pos.men(Color::White), pos.men(Color::Black)), &mut acc);
         }
         let us = pos.side() as usize;
         let mut a1 = Vec::with_capacity(2 * HIDDEN);
@@ -515,8 +520,9 @@ pub const EMBEDDED_VARIANTS: [(Variant, &[u8]); 3] = [
 const MAGIC: &[u8; 8] = b"DAMMERNN";
 /// Version 1 files are the international game's; version 2 adds the game
 /// after the shape; version 3 adds, after the game, the number of pattern
-/// rows, and the rows (one byte a weight) after the output biases. A network is written in the
-/// oldest version that holds it, so that older builds read it.
+/// rows, and the rows (one byte a weight) after the output biases. A
+/// network is written in the oldest version that holds it, so that older
+/// builds read it.
 const VERSION: u32 = 2;
 const VERSION_PATTERNS: u32 = 3;
 const HEADER_V1: usize = MAGIC.len() + 5 * 4;
