@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use dammer::cli::board::{ColorChoice, Style};
 use dammer::cli::{analyse, show};
-use dammer::tools::{annotate, bench, book, egdb, openings, selfplay, testset, tournament, tune};
+use dammer::tools::{annotate, bench, book, coverage, egdb, openings, selfplay, testset, tournament, tune};
 
 #[derive(Parser, Debug)]
 #[command(name = "dammer", version = dammer::engine::VERSION, about = "An engine for international draughts (FMJD rules)")]
@@ -66,6 +66,9 @@ enum Command {
     /// Join self-play data files (the shards of one run) into one, games in
     /// number order: the same file one run would make.
     Merge(selfplay::MergeArgs),
+    /// What data files cover: positions, games, distinct positions (by stage) and the pattern
+    /// inputs' rows met, optionally at doublings of the data as it grows.
+    Coverage(coverage::CoverageArgs),
     /// Fit the pattern evaluation's weights to self-play games (logistic
     /// regression with Adam); prints the loss per epoch and writes the
     /// weights file after every epoch.
@@ -193,6 +196,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => selfplay::run_cli(args),
         Command::Relabel(args) => selfplay::relabel_cli(args),
         Command::Merge(args) => selfplay::merge_cli(args),
+        Command::Coverage(args) => coverage::run_cli(args),
         Command::Tune(args) => tune::run_cli(args),
         Command::Testset { action } => testset::run_cli(action),
         Command::Book { action } => book::run_cli(action),

@@ -5,6 +5,7 @@
 pub mod annotate;
 pub mod bench;
 pub mod book;
+pub mod coverage;
 pub mod egdb;
 pub mod interrupt;
 pub mod loss;

@@ -21,8 +21,9 @@ use crate::base::rng::SplitMix;
 use crate::engine::eval::Evaluation;
 use crate::engine::score::WIN_BAND;
 use crate::engine::time::Limits;
-use crate::engine::Engine;
+use crate::engine::{Engine, SearchResult};
 use crate::rules::game::{Game, GameResult};
+use crate::rules::moves::Move;
 use crate::rules::openings::{parse_openings, Opening, DEFAULT_OPENINGS};
 use crate::rules::pdn::PdnResult;
 use crate::rules::position::{Color, Position};
@@ -234,7 +235,45 @@ pub struct Config {
     pub shard: (u32, u32),
     /// The game played (a variant plays with its own evaluation).
     pub variant: Variant,
+    /// What widens the games beyond the ballots ([`Diversity::NONE`]:
+    /// the ballots, the random plies and the best move every ply).
+    pub diversity: Diversity,
 }
+
+/// What makes self-play visit more kinds of positions than the best moves
+/// from a few dozen ballots do. Each draw comes from the game's own random
+/// sequence, so a game still depends only on its number, the seed, the
+/// budget and the weights.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Diversity {
+    /// Random plies after the ballot are drawn again (up to
+    /// [`BALANCE_TRIES`] times) until a search at the game's budget scores
+    /// the start within this many hundredths of a man of level; `None`
+    /// keeps the first draw, however lopsided.
+    pub balance: Option<i32>,
+    /// In this many plies after the start, the move is drawn among the
+    /// best [`SAMPLED_LINES`] lines with weight exp((score - best) /
+    /// temperature) instead of always the best.
+    pub sample_plies: usize,
+    /// The softmax temperature of those draws, hundredths of a man.
+    pub temperature: i32,
+    /// Per mille of the games in which one side, drawn at random, plays at
+    /// an eighth of the budget: other games than an equal engine's. Only
+    /// the full-budget side's positions are stored, so that every label
+    /// comes from the same search.
+    pub weak_share: u32,
+}
+
+impl Diversity {
+    /// Today's games: the ballots, random plies and the best move.
+    pub const NONE: Diversity = Diversity { balance: None, sample_plies: 0, temperature: 0, weak_share: 0 };
+}
+
+/// Draws of random plies tried before a start that the balance filter
+/// rejects is kept anyway.
+pub const BALANCE_TRIES: usize = 16;
+/// The lines a sampled move is drawn from.
+pub const SAMPLED_LINES: usize = 4;
 
 /// How a run went.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -276,24 +315,91 @@ fn prepare(path: &Path, variant: Variant) -> Result<HashSet<u32>, String> {
     }
 }
 
-/// Plays game number `number`: its records and its result from White's side.
-pub fn play_game(cfg: &Config, engine: &mut Engine, number: u32) -> (Vec<Record>, i8) {
-    let mut rng = SplitMix(cfg.seed ^ u64::from(number).wrapping_mul(0xd1b5_4a32_d192_ed03));
+/// The start of game `number`: its ballot and random plies, drawn again
+/// while the balance filter rejects them.
+fn start_of(cfg: &Config, engine: &mut Engine, rng: &mut SplitMix) -> Game {
     let opening = &cfg.openings[rng.below(cfg.openings.len())];
-    let mut game = Game::with_variant(opening.start, cfg.variant);
+    let mut start = Game::with_variant(opening.start, cfg.variant);
     for m in &opening.moves {
-        let _ = game.play(*m);
+        let _ = start.play(*m);
     }
-    for _ in 0..rng.below(cfg.random_plies + 1) {
-        let moves = game.legal_moves();
-        if moves.is_empty() || game.result() != GameResult::Ongoing {
+    let limits = Limits { nodes: Some(cfg.nodes), ..Limits::default() };
+    let mut game = start.clone();
+    for _ in 0..BALANCE_TRIES {
+        game = start.clone();
+        for _ in 0..rng.below(cfg.random_plies + 1) {
+            let moves = game.legal_moves();
+            if moves.is_empty() || game.result() != GameResult::Ongoing {
+                break;
+            }
+            let m = moves.as_slice()[rng.below(moves.len())];
+            let _ = game.play(m);
+        }
+        let Some(margin) = cfg.diversity.balance else { break };
+        if game.result() != GameResult::Ongoing {
+            continue;
+        }
+        engine.clear();
+        if engine.search_quietly(&game, &limits).score.abs() <= margin {
             break;
         }
-        let m = moves.as_slice()[rng.below(moves.len())];
-        let _ = game.play(m);
     }
+    game
+}
+
+/// A move drawn among the search's best lines by softmax(score /
+/// temperature), or the best move when the search has no lines.
+fn sampled_move(r: &SearchResult, temperature: i32, rng: &mut SplitMix) -> Option<Move> {
+    let best = r.lines.first().map_or(r.score, |l| l.score);
+    let t = f64::from(temperature.max(1));
+    let weights: Vec<f64> = r
+        .lines
+        .iter()
+        .map(|l| if l.score.abs() >= WIN_BAND { 0.0 } else { ((l.score - best) as f64 / t).exp() })
+        .collect();
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return r.best;
+    }
+    let mut x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+    for (line, w) in r.lines.iter().zip(&weights) {
+        if x < *w {
+            return line.pv.first().copied().or(r.best);
+        }
+        x -= w;
+    }
+    r.best
+}
+
+/// The random sequence of game `number`.
+fn game_rng(cfg: &Config, number: u32) -> SplitMix {
+    SplitMix(cfg.seed ^ u64::from(number).wrapping_mul(0xd1b5_4a32_d192_ed03))
+}
+
+/// The position game `number` starts from (its ballot, random plies and
+/// balance filter), as [`play_game`] plays it.
+pub fn start_position(cfg: &Config, engine: &mut Engine, number: u32) -> Game {
+    start_of(cfg, engine, &mut game_rng(cfg, number))
+}
+
+/// Plays game number `number`: its records and its result from White's side.
+pub fn play_game(cfg: &Config, engine: &mut Engine, number: u32) -> (Vec<Record>, i8) {
+    let mut rng = game_rng(cfg, number);
+    let diversity = cfg.diversity;
+    let mut game = start_of(cfg, engine, &mut rng);
+    // Drawn after the start, so that games without a weak side keep the
+    // openings they had before the share existed.
+    let weak = (diversity.weak_share > 0 && (rng.below(1000) as u32) < diversity.weak_share).then(|| {
+        if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        }
+    });
     engine.clear();
     let limits = Limits { nodes: Some(cfg.nodes), ..Limits::default() };
+    let weak_limits = Limits { nodes: Some((cfg.nodes / 8).max(1)), ..Limits::default() };
+    let sample_limits = Limits { multipv: SAMPLED_LINES, ..limits.clone() };
     let mut records = Vec::new();
     let start_ply = game.moves().len();
     let result = loop {
@@ -303,21 +409,37 @@ pub fn play_game(cfg: &Config, engine: &mut Engine, number: u32) -> (Vec<Record>
             GameResult::Draw(_) => break 0,
             GameResult::Ongoing => {}
         }
-        if game.moves().len() - start_ply >= cfg.max_plies {
+        let ply = game.moves().len() - start_ply;
+        if ply >= cfg.max_plies {
             break 0;
         }
         let pos = *game.position();
-        let r = engine.search_quietly(&game, &limits);
-        let Some(best) = r.best else { break 0 };
+        let is_weak = weak == Some(pos.side());
+        let sample = !is_weak && ply < diversity.sample_plies;
+        let r = engine.search_quietly(
+            &game,
+            if is_weak {
+                &weak_limits
+            } else if sample {
+                &sample_limits
+            } else {
+                &limits
+            },
+        );
+        let Some(mut best) = r.best else { break 0 };
+        let score = r.lines.first().map_or(r.score, |l| l.score);
         let capture = game.legal_moves().iter().any(|m| m.is_capture());
-        if !capture && r.score.abs() < WIN_BAND {
-            let white = if pos.side() == Color::White { r.score } else { -r.score };
+        if !capture && !is_weak && score.abs() < WIN_BAND {
+            let white = if pos.side() == Color::White { score } else { -score };
             records.push(Record {
                 position: pos,
                 game: number,
                 score: white.clamp(i16::MIN.into(), i16::MAX.into()) as i16,
                 result: 0,
             });
+        }
+        if sample {
+            best = sampled_move(&r, diversity.temperature, &mut rng).unwrap_or(best);
         }
         if game.play(best).is_err() {
             break 0;
@@ -577,12 +699,55 @@ pub struct SelfplayArgs {
     /// extended with another's games.
     #[arg(long, default_value = "normal", value_parser = crate::cli::variant)]
     pub variant: Variant,
+    /// Draw the random plies again until a search at the game's budget scores the start within
+    /// this many hundredths of a man of level (up to 16 draws): wide openings that stay playable.
+    #[arg(long)]
+    pub balance: Option<u32>,
+    /// In this many plies after the start, draw the move among the best four lines by
+    /// softmax(score / --temperature) instead of always the best.
+    #[arg(long, default_value_t = 0)]
+    pub sample_plies: usize,
+    /// The temperature of those draws, hundredths of a man.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub temperature: u32,
+    /// The share of games (0 to 1) in which one side, drawn at random, searches an eighth of the
+    /// nodes; only the other side's positions are stored.
+    #[arg(long, default_value_t = 0.0, value_parser = share_arg)]
+    pub weak_share: f64,
+}
+
+/// A share of the games, 0 to 1.
+fn share_arg(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("invalid share {text:?}: expected a number from 0 to 1")),
+    }
 }
 
 /// Runs `dammer selfplay`.
 pub fn run_cli(args: SelfplayArgs) -> Result<(), String> {
-    let SelfplayArgs { out, games, nodes, threads, random_plies, seed, max_plies, shard, eval, variant } =
-        args;
+    let SelfplayArgs {
+        out,
+        games,
+        nodes,
+        threads,
+        random_plies,
+        seed,
+        max_plies,
+        shard,
+        eval,
+        variant,
+        balance,
+        sample_plies,
+        temperature,
+        weak_share,
+    } = args;
+    let diversity = Diversity {
+        balance: balance.map(|b| b.min(10_000) as i32),
+        sample_plies,
+        temperature: temperature as i32,
+        weak_share: (weak_share * 1000.0).round() as u32,
+    };
     let cfg = Config {
         out,
         games,
@@ -595,6 +760,7 @@ pub fn run_cli(args: SelfplayArgs) -> Result<(), String> {
         openings: parse_openings(DEFAULT_OPENINGS, false)?,
         shard,
         variant,
+        diversity,
     };
     crate::tools::interrupt::catch();
     run(&cfg, &mut |line| println!("{line}")).map(|_| ())

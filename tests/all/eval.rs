@@ -421,6 +421,7 @@ fn selfplay_files_resume_and_hold_quiet_positions() {
             .unwrap(),
         shard: (1, 1),
         variant: dammer::rules::variant::Variant::Normal,
+        diversity: selfplay::Diversity::NONE,
     };
     let first = selfplay::run(&cfg, &mut |_| {}).unwrap();
     assert_eq!(first.games, 3);
@@ -459,6 +460,60 @@ fn selfplay_files_resume_and_hold_quiet_positions() {
 }
 
 #[test]
+fn diverse_selfplay_is_reproducible_and_stores_only_the_full_budget_side() {
+    let cfg = |diversity: selfplay::Diversity| selfplay::Config {
+        out: std::path::PathBuf::new(),
+        games: 10,
+        nodes: 300,
+        threads: 1,
+        random_plies: 10,
+        seed: 23,
+        eval: Evaluation::Hand,
+        max_plies: 120,
+        openings: dammer::rules::openings::parse_openings(dammer::rules::openings::DEFAULT_OPENINGS, false)
+            .unwrap(),
+        shard: (1, 1),
+        variant: dammer::rules::variant::Variant::Normal,
+        diversity,
+    };
+    let mut engine = dammer::engine::Engine::new(1, 16);
+    engine.set_evaluation(Evaluation::Hand);
+    let none = selfplay::Diversity::NONE;
+    let wide =
+        cfg(selfplay::Diversity { balance: Some(30), sample_plies: 20, temperature: 40, weak_share: 0 });
+    let weak = cfg(selfplay::Diversity { weak_share: 1000, ..none });
+    let balanced = cfg(selfplay::Diversity { balance: Some(30), ..none });
+    let (mut differ, mut level, mut level_none) = (0, 0, 0);
+    for game in 0..10 {
+        let (records, _) = selfplay::play_game(&wide, &mut engine, game);
+        assert_eq!(selfplay::play_game(&wide, &mut engine, game).0, records, "game {game}");
+        if selfplay::play_game(&cfg(none), &mut engine, game).0 != records {
+            differ += 1;
+        }
+        // One side searches an eighth of the budget; only the other's
+        // positions are kept.
+        let (records, _) = selfplay::play_game(&weak, &mut engine, game);
+        assert!(!records.is_empty());
+        assert!(records.iter().all(|r| r.position.side() == records[0].position.side()), "game {game}");
+        // A balanced start is one a search at the game's budget scores
+        // within 0.3 of level, unless all sixteen draws were rejected.
+        let limits = dammer::engine::Limits { nodes: Some(300), ..Default::default() };
+        for (c, count) in [(&balanced, &mut level), (&cfg(none), &mut level_none)] {
+            let start = selfplay::start_position(c, &mut engine, game);
+            engine.clear();
+            if engine.search_quietly(&start, &limits).score.abs() <= 30 {
+                *count += 1;
+            }
+        }
+    }
+    assert!(differ >= 8, "{differ} of 10 games changed by sampling and balance");
+    assert!(
+        level >= 9 && level_none <= 7,
+        "{level} of 10 balanced games start within 0.3 of level, {level_none} without"
+    );
+}
+
+#[test]
 fn shards_merged_give_the_file_of_one_run() {
     let dir = std::env::temp_dir().join(format!("dammer-shard-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -475,6 +530,7 @@ fn shards_merged_give_the_file_of_one_run() {
             .unwrap(),
         shard,
         variant: dammer::rules::variant::Variant::Normal,
+        diversity: selfplay::Diversity::NONE,
     };
     let one = dir.join("one.bin");
     let _ = std::fs::remove_file(&one);
@@ -565,6 +621,7 @@ fn relabelling_keeps_games_and_results_and_resumes() {
             .unwrap(),
         shard: (1, 1),
         variant: dammer::rules::variant::Variant::Normal,
+        diversity: selfplay::Diversity::NONE,
     };
     selfplay::run(&cfg, &mut |_| {}).unwrap();
     let before = selfplay::read_records(&input).unwrap();

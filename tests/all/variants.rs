@@ -141,6 +141,7 @@ fn variant_data_stays_apart() {
             .unwrap(),
         shard: (1, 1),
         variant,
+        diversity: selfplay::Diversity::NONE,
     };
     let (bt, normal) = (dir.join("bt.bin"), dir.join("normal.bin"));
     selfplay::run(&cfg(bt.clone(), Variant::Breakthrough), &mut |_| {}).unwrap();
