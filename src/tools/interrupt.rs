@@ -5,12 +5,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 
+#[cfg(any(unix, windows))]
 extern "C" fn on_interrupt(_signal: i32) {
     REQUESTED.store(true, Ordering::Relaxed);
 }
 
-/// Routes Ctrl-C (SIGINT) to [`requested`].
-#[cfg(unix)]
+/// Routes Ctrl-C (SIGINT) to [`requested`]. On Windows the C runtime's
+/// `signal` turns the console's Ctrl-C into SIGINT (its handler runs on a
+/// thread of its own, which only stores the flag).
+#[cfg(any(unix, windows))]
 pub fn catch() {
     extern "C" {
         fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
@@ -23,8 +26,8 @@ pub fn catch() {
     }
 }
 
-/// Without Unix signals Ctrl-C ends the process as usual.
-#[cfg(not(unix))]
+/// Elsewhere Ctrl-C ends the process as usual.
+#[cfg(not(any(unix, windows)))]
 pub fn catch() {}
 
 /// Whether Ctrl-C was pressed since [`catch`].

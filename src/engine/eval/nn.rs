@@ -357,6 +357,8 @@ pub enum Kernel {
     Avx2,
     /// AVX-512 with VNNI: 32 cells an instruction, multiply and add in one.
     Avx512,
+    /// NEON (every aarch64 processor): 8 cells an instruction.
+    Neon,
 }
 
 impl Kernel {
@@ -367,7 +369,9 @@ impl Kernel {
             return Kernel::Scalar;
         }
         let no_avx512 = std::env::var_os("DAMMER_NO_AVX512").is_some();
-        if !no_avx512 && Kernel::Avx512.runs_here() {
+        if Kernel::Neon.runs_here() {
+            Kernel::Neon
+        } else if !no_avx512 && Kernel::Avx512.runs_here() {
             Kernel::Avx512
         } else if Kernel::Avx2.runs_here() {
             Kernel::Avx2
@@ -381,14 +385,16 @@ impl Kernel {
         match self {
             Kernel::Scalar => true,
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            Kernel::Avx2 => x86_common(),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f")
+                x86_common()
+                    && std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512bw")
                     && std::arch::is_x86_feature_detected!("avx512vnni")
             }
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
             _ => false,
         }
     }
@@ -399,8 +405,20 @@ impl Kernel {
             Kernel::Scalar => "scalar",
             Kernel::Avx2 => "AVX2",
             Kernel::Avx512 => "AVX-512 VNNI",
+            Kernel::Neon => "NEON",
         }
     }
+}
+
+/// What both SIMD kernels' code is compiled for besides their own
+/// instructions (every AVX2 processor has them).
+#[cfg(target_arch = "x86_64")]
+fn x86_common() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("popcnt")
 }
 
 /// The integer network the search evaluates with.
@@ -745,6 +763,7 @@ impl Network {
     }
 
     /// The accumulator of `pos`, computed from scratch.
+    #[inline(always)]
     pub fn refresh(&self, pos: &Position) -> Accumulator {
         // The empty board, updated by every piece of `pos`.
         let empty = Accumulator { sets: [0; 4], views: [self.empty; 2] };
@@ -771,6 +790,7 @@ impl Network {
     /// # Safety
     /// `src` and `dst` point to valid accumulators (they may be the same
     /// one), and no reference to `dst` is live during the call.
+    #[inline(always)]
     unsafe fn update_raw(&self, src: *const Accumulator, dst: *mut Accumulator, sets: &[Bitboard; 4]) {
         // SAFETY: the caller's contract; the sets are copied out before
         // `dst` is written.
@@ -810,6 +830,10 @@ impl Network {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: as above, for AVX2.
                 Kernel::Avx2 => unsafe { avx2::update_view(from, to, w1, &old, sets, view, swaps) },
+                #[cfg(target_arch = "aarch64")]
+                // SAFETY: whole views of aligned cells (the caller's
+                // contract); `kernel` is NEON only when the processor has it.
+                Kernel::Neon => unsafe { neon::update_view(from, to, w1, &old, sets, view, swaps) },
                 // SAFETY: whole views (the caller's contract).
                 _ => unsafe { update_view_scalar(from, to, w1, &old, sets, view, swaps) },
             }
@@ -820,6 +844,7 @@ impl Network {
 
     /// The score of the position `acc` holds, White or Black to move
     /// (`side`), in hundredths of a man from the side to move's view.
+    #[inline(always)]
     pub fn output(&self, acc: &Accumulator, side: Color) -> Score {
         let us = side as usize;
         let pieces = acc.sets.iter().map(|s| s.count_ones()).sum::<u32>();
@@ -841,6 +866,10 @@ impl Network {
             // SAFETY: as above, for AVX2; the slice is one bucket's whole
             // second layer.
             Kernel::Avx2 => unsafe { avx2::layer2(own, other, &self.p.w2[bucket], &mut z) },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: `kernel` is NEON only when the processor has it (every
+            // aarch64 processor does).
+            Kernel::Neon => unsafe { neon::layer2(own, other, &self.p.w2[bucket], &mut z) },
             _ => layer2_scalar(&own.0, &other.0, &self.p.w2[bucket], &mut z),
         }
         let row = &self.out_rows[b];
@@ -868,6 +897,43 @@ impl Network {
     /// position met again, mostly by another order of the same moves, is
     /// not evaluated twice.
     pub fn evaluate_cached(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `kernel` is AVX-512 only when the processor has it
+            // (`best_available`, `with_kernel`).
+            Kernel::Avx512 => unsafe { self.evaluate_cached_avx512(pos, cache, slot) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, for AVX2.
+            Kernel::Avx2 => unsafe { self.evaluate_cached_avx2(pos, cache, slot) },
+            _ => self.evaluate_cached_body(pos, cache, slot),
+        }
+    }
+
+    /// [`Network::evaluate_cached`] compiled for AVX2 as a whole, so that
+    /// the kernels inline into it and the code around them uses the same
+    /// instructions, whatever the rest of the binary was built for (a
+    /// portable build's baseline is x86-64-v2).
+    ///
+    /// # Safety
+    /// The processor must have what [`Kernel::Avx2`] requires.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn evaluate_cached_avx2(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
+        self.evaluate_cached_body(pos, cache, slot)
+    }
+
+    /// [`Network::evaluate_cached`] compiled for AVX-512 as a whole.
+    ///
+    /// # Safety
+    /// The processor must have what [`Kernel::Avx512`] requires.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn evaluate_cached_avx512(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
+        self.evaluate_cached_body(pos, cache, slot)
+    }
+
+    #[inline(always)]
+    fn evaluate_cached_body(&self, pos: &Position, cache: &mut NetCache, slot: usize) -> Score {
         let sets = piece_sets(pos);
         let (index, check) = score_entry(&sets, pos.side(), cache.scores.len());
         let known = cache.scores[index];
@@ -1043,17 +1109,19 @@ unsafe fn update_view_scalar(
 /// minus those of `old` not in `new`, with each pattern row of `$swaps`
 /// swapped, into `dst`, for one view, with the cells held in registers
 /// across all the rows (wrapping i16 sums, as the scalar path). `$zero`,
-/// `$load`, `$add`, `$sub` and `$store` are the width's intrinsics,
+/// `$load_cells` (aligned), `$load` (unaligned: the weight rows), `$add`,
+/// `$sub` and `$store_cells` (aligned) are the width's intrinsics,
 /// `$widen` its load of `$lanes` i8 weights as i16, `$lanes` its cells a
 /// register.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! update_view_body {
     ($src:ident, $dst:ident, $w1:ident, $old:ident, $new:ident, $view:ident, $swaps:ident;
-     $lanes:expr, $zero:ident, $load:ident, $add:ident, $sub:ident, $store:ident, $widen:ident) => {{
+     $lanes:expr, $zero:ident, $load_cells:ident, $load:ident, $add:ident, $sub:ident, $store_cells:ident, $widen:ident) => {{
+        debug_assert!($src as usize % 64 == 0 && $dst as usize % 64 == 0);
         let mut c = [$zero(); HIDDEN / $lanes];
         for (i, x) in c.iter_mut().enumerate() {
-            // SAFETY: `src` holds HIDDEN cells; unaligned load.
-            *x = unsafe { $load($src.add($lanes * i).cast()) };
+            // SAFETY: `src` holds HIDDEN cells, aligned as `Cells`.
+            *x = unsafe { $load_cells($src.add($lanes * i).cast()) };
         }
         // Removals and additions in loops of their own: no branch per row.
         for kind in 0..4 {
@@ -1081,12 +1149,19 @@ macro_rules! update_view_body {
             }
         }
         for (i, x) in c.iter().enumerate() {
-            // SAFETY: `dst` holds HIDDEN cells; every read of `src` is done.
-            unsafe { $store($dst.add($lanes * i).cast(), *x) };
+            // SAFETY: `dst` holds HIDDEN cells, aligned as `Cells`; every
+            // read of `src` is done.
+            unsafe { $store_cells($dst.add($lanes * i).cast(), *x) };
         }
     }};
 }
 
+// The AVX2 kernel reads the weights with `lddqu`, not `loadu`: a portable
+// build's baseline (x86-64-v2) tunes for processors where an unaligned
+// 32-byte load is slow, and LLVM then splits every `loadu` into two 16-byte
+// halves, even inside these AVX2 functions (1.16 times the native build's
+// time on `bench`). `lddqu` is the same load and is never split; the
+// accumulator's cells, 64-byte aligned, are read and written aligned.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA};
@@ -1102,6 +1177,7 @@ mod avx2 {
     /// The processor must have AVX2; `src` and `dst` point to [`HIDDEN`]
     /// cells each (possibly the same); `w1` is the whole first layer.
     #[target_feature(enable = "avx2")]
+    #[inline]
     pub(super) unsafe fn update_view(
         src: *const i16,
         dst: *mut i16,
@@ -1112,7 +1188,8 @@ mod avx2 {
         swaps: Swaps,
     ) {
         update_view_body!(src, dst, w1, old, new, view, swaps;
-            LANES, _mm256_setzero_si256, _mm256_loadu_si256, _mm256_add_epi16, _mm256_sub_epi16, _mm256_storeu_si256, widen)
+            LANES, _mm256_setzero_si256, _mm256_load_si256, _mm256_lddqu_si256, _mm256_add_epi16, _mm256_sub_epi16,
+            _mm256_store_si256, widen)
     }
 
     /// 16 i8 weights at `p` as i16 cells.
@@ -1137,6 +1214,7 @@ mod avx2 {
     /// The processor must have AVX2; `w2` is one bucket's second layer
     /// (`L2 x 2 HIDDEN`, as stored).
     #[target_feature(enable = "avx2")]
+    #[inline]
     pub(super) unsafe fn layer2(own: &Cells, other: &Cells, w2: &[i16], z: &mut [i32; L2]) {
         const BLOCK: usize = 8;
         const _: () = assert!(L2.is_multiple_of(BLOCK));
@@ -1146,15 +1224,16 @@ mod avx2 {
             let mut sums = [_mm256_setzero_si256(); BLOCK];
             for k in 0..2 * HIDDEN / LANES {
                 let src = if k < CHUNKS { &own.0[LANES * k..] } else { &other.0[LANES * k - HIDDEN..] };
-                // SAFETY: `src` has at least 16 cells; row (block * BLOCK +
-                // r) of w2 has 2 HIDDEN elements, of which 16 are read at
+                // SAFETY: `src` has at least 16 cells, 32-byte aligned
+                // (chunk k of a 64-byte aligned `Cells`); row (block * BLOCK
+                // + r) of w2 has 2 HIDDEN elements, of which 16 are read at
                 // 16 k (the length is asserted).
                 unsafe {
-                    let x = _mm256_loadu_si256(src.as_ptr().cast());
+                    let x = _mm256_load_si256(src.as_ptr().cast());
                     let x = _mm256_min_epi16(_mm256_max_epi16(x, zero), top);
                     for (r, sum) in sums.iter_mut().enumerate() {
                         let at = (block * BLOCK + r) * 2 * HIDDEN + LANES * k;
-                        let w = _mm256_loadu_si256(w2.as_ptr().add(at).cast());
+                        let w = _mm256_lddqu_si256(w2.as_ptr().add(at).cast());
                         *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(x, w));
                     }
                 }
@@ -1189,6 +1268,7 @@ mod avx512 {
     /// [`HIDDEN`] cells each (possibly the same); `w1` is the whole first
     /// layer.
     #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
     pub(super) unsafe fn update_view(
         src: *const i16,
         dst: *mut i16,
@@ -1199,7 +1279,8 @@ mod avx512 {
         swaps: Swaps,
     ) {
         update_view_body!(src, dst, w1, old, new, view, swaps;
-            LANES, _mm512_setzero_si512, _mm512_loadu_si512, _mm512_add_epi16, _mm512_sub_epi16, _mm512_storeu_si512, widen)
+            LANES, _mm512_setzero_si512, _mm512_load_si512, _mm512_loadu_si512, _mm512_add_epi16, _mm512_sub_epi16,
+            _mm512_store_si512, widen)
     }
 
     /// 32 i8 weights at `p` as i16 cells.
@@ -1223,6 +1304,7 @@ mod avx512 {
     /// The processor must have AVX-512 F, BW and VNNI; `pairs` is one
     /// bucket's second layer in the layout of `Network::w2_pairs`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    #[inline]
     pub(super) unsafe fn layer2(own: &Cells, other: &Cells, pairs: &[i16], z: &mut [i32; L2]) {
         assert!(pairs.len() >= 2 * HIDDEN * L2);
         let mut x = Cells2([0; 2 * HIDDEN]);
@@ -1269,6 +1351,7 @@ mod avx512 {
     /// The processor must have AVX-512 F, BW and VNNI; `quads` is one
     /// bucket's second layer in the layout of `Network::w2_quads`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    #[inline]
     pub(super) unsafe fn layer2_8bit(own: &Cells, other: &Cells, quads: &[i8], z: &mut [i32; L2]) {
         assert!(quads.len() >= 2 * HIDDEN * L2);
         let mut x = Bytes2([0; 2 * HIDDEN]);
@@ -1330,6 +1413,90 @@ mod avx512 {
     /// Both views' clipped cells, aligned for whole-register access.
     #[repr(C, align(64))]
     struct Cells2([i16; 2 * HIDDEN]);
+}
+
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA};
+    use std::arch::aarch64::*;
+
+    // The functions name NEON as their target feature (which every aarch64
+    // processor has), so that the intrinsics are safe to call inside them.
+
+    const LANES: usize = 8;
+    const _: () = assert!(HIDDEN.is_multiple_of(LANES));
+
+    /// One view of an update (see `update_view_body`), 8 cells a register:
+    /// the 16 registers of a view stay in the 32 the processor has.
+    ///
+    /// # Safety
+    /// `src` and `dst` point to [`HIDDEN`] cells each (possibly the same),
+    /// 64-byte aligned; `w1` is the whole first layer.
+    #[target_feature(enable = "neon")]
+    #[inline]
+    pub(super) unsafe fn update_view(
+        src: *const i16,
+        dst: *mut i16,
+        w1: &[i16],
+        old: &[Bitboard; 4],
+        new: &[Bitboard; 4],
+        view: usize,
+        swaps: Swaps,
+    ) {
+        update_view_body!(src, dst, w1, old, new, view, swaps;
+            LANES, zero, vld1q_s16, vld1q_s16, vaddq_s16, vsubq_s16, vst1q_s16, widen)
+    }
+
+    #[target_feature(enable = "neon")]
+    #[inline]
+    fn zero() -> int16x8_t {
+        vdupq_n_s16(0)
+    }
+
+    /// 8 i8 weights at `p` as i16 cells.
+    ///
+    /// # Safety
+    /// `p` points to 8 readable bytes.
+    #[target_feature(enable = "neon")]
+    #[inline]
+    unsafe fn widen(p: *const i8) -> int16x8_t {
+        // SAFETY: 8 readable bytes (the caller's contract).
+        vmovl_s8(unsafe { vld1_s8(p) })
+    }
+
+    /// The second layer: clipped ReLU of both views, then one i16 x i16 ->
+    /// i32 dot product per output cell, widening multiply-adds of the low
+    /// and high halves (the same exact sums as the scalar path, in another
+    /// order). Eight output cells at a time, so that each input chunk is
+    /// loaded and clipped once per eight.
+    #[target_feature(enable = "neon")]
+    #[inline]
+    pub(super) fn layer2(own: &Cells, other: &Cells, w2: &[i16], z: &mut [i32; L2]) {
+        const BLOCK: usize = 8;
+        const _: () = assert!(L2.is_multiple_of(BLOCK));
+        assert!(w2.len() >= L2 * 2 * HIDDEN);
+        let (zero, top) = (vdupq_n_s16(0), vdupq_n_s16(QA as i16));
+        for block in 0..L2 / BLOCK {
+            let mut sums = [vdupq_n_s32(0); BLOCK];
+            for k in 0..2 * HIDDEN / LANES {
+                let src =
+                    if k < HIDDEN / LANES { &own.0[LANES * k..] } else { &other.0[LANES * k - HIDDEN..] };
+                // SAFETY: `src` has at least 8 cells; row (block * BLOCK + r)
+                // of w2 has 2 HIDDEN elements, of which 8 are read at 8 k
+                // (the length is asserted).
+                unsafe {
+                    let x = vminq_s16(vmaxq_s16(vld1q_s16(src.as_ptr()), zero), top);
+                    for (r, sum) in sums.iter_mut().enumerate() {
+                        let w = vld1q_s16(w2.as_ptr().add((block * BLOCK + r) * 2 * HIDDEN + LANES * k));
+                        *sum = vmlal_high_s16(vmlal_s16(*sum, vget_low_s16(x), vget_low_s16(w)), x, w);
+                    }
+                }
+            }
+            for (r, sum) in sums.iter().enumerate() {
+                z[block * BLOCK + r] = vaddvq_s32(*sum);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1460,7 +1627,9 @@ mod tests {
         for net in nets {
             let scalar = net.with_kernel(Kernel::Scalar).expect("scalar runs anywhere");
             let positions = random_positions(5, 2000);
-            for kernel in [Kernel::Avx2, Kernel::Avx512] {
+            // Every aarch64 processor has NEON: there it is always tested.
+            assert_eq!(Kernel::Neon.runs_here(), cfg!(target_arch = "aarch64"));
+            for kernel in [Kernel::Avx2, Kernel::Avx512, Kernel::Neon] {
                 let Some(fast) = net.with_kernel(kernel) else {
                     eprintln!("no {} here: not tested", kernel.name());
                     continue;
