@@ -1,8 +1,9 @@
 //! Small pieces every floor may use: one random number generator, one
-//! checksum, one duration formatter, one bounded line reader. Imports
-//! nothing of the crate.
+//! checksum, one duration formatter, one bounded line reader, where a
+//! named file is looked for. Imports nothing of the crate.
 
 pub mod checksum;
 pub mod duration;
 pub mod lines;
+pub mod paths;
 pub mod rng;

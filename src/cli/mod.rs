@@ -54,7 +54,8 @@ pub struct EvalArgs {
 impl EvalArgs {
     /// The evaluation the arguments select.
     pub fn evaluation(&self) -> Result<crate::engine::eval::Evaluation, String> {
-        crate::engine::eval::Evaluation::from_name(&self.eval, self.weights.as_deref())
+        let weights = self.weights.as_deref().map(crate::base::paths::resolve);
+        crate::engine::eval::Evaluation::from_name(&self.eval, weights.as_deref())
     }
 }
 
@@ -84,7 +85,7 @@ impl EgdbArgs {
             Some(n) => Pieces::Exactly(n),
             None => Pieces::UpTo(egdb::MAX_PIECES),
         };
-        let opened = egdb::open(dir, pieces).map_err(|e| e.to_string())?;
+        let opened = egdb::open(&crate::base::paths::resolve(dir), pieces).map_err(|e| e.to_string())?;
         for note in &opened.notes {
             eprintln!("dammer: {note}");
         }
@@ -172,7 +173,7 @@ impl EngineArgs {
         engine.set_move_overhead(self.move_overhead);
         let book = match (&self.book, self.no_book) {
             (_, true) => None,
-            (Some(path), false) => match Book::load(path) {
+            (Some(path), false) => match Book::load(&crate::base::paths::resolve(path)) {
                 Ok(b) => Some(b),
                 Err(e) => {
                     eprintln!("dammer: book {}: {e}; playing without a book", path.display());

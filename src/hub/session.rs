@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::base::lines::{read_line, Line};
+use crate::base::paths::resolve;
 use crate::engine::book::{Book, BookPolicy};
 use crate::engine::egdb::{self, Pieces, Tables};
 use crate::engine::eval::Evaluation;
@@ -408,8 +409,8 @@ impl Hub {
                 } else {
                     next.weights = value.to_string();
                 }
-                let path = (!next.weights.is_empty()).then(|| std::path::Path::new(&next.weights));
-                match Evaluation::from_name(&next.eval, path) {
+                let path = (!next.weights.is_empty()).then(|| resolve(std::path::Path::new(&next.weights)));
+                match Evaluation::from_name(&next.eval, path.as_deref()) {
                     Ok(e) => {
                         self.evaluation = e;
                         self.params = next;
@@ -426,7 +427,7 @@ impl Hub {
             "bb-path" | "bb-size" => {
                 if name == "bb-path" {
                     self.params.bb_path = value.to_string();
-                    if !value.is_empty() && !std::path::Path::new(value).is_dir() {
+                    if !value.is_empty() && !resolve(std::path::Path::new(value)).is_dir() {
                         self.egdb = None;
                         self.tables_stale = false;
                         return Err(format!(
@@ -470,7 +471,7 @@ impl Hub {
                 if value.is_empty() {
                     self.book = Some(Arc::new(Book::embedded()));
                 } else {
-                    match Book::load(std::path::Path::new(value)) {
+                    match Book::load(&resolve(std::path::Path::new(value))) {
                         Ok(b) => self.book = Some(Arc::new(b)),
                         Err(e) => {
                             self.book = None;
@@ -496,7 +497,7 @@ impl Hub {
         if self.params.bb_path.is_empty() || self.params.bb_size < 2 {
             return Ok(());
         }
-        let dir = std::path::Path::new(&self.params.bb_path);
+        let dir = &resolve(std::path::Path::new(&self.params.bb_path));
         let pieces = if self.bb_size_set {
             Pieces::Exactly(self.params.bb_size)
         } else {

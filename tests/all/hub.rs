@@ -831,3 +831,36 @@ fn the_hybrid_takes_its_weights_in_either_order() {
         hub.close();
     }
 }
+
+#[test]
+fn windows_line_endings_and_paths_with_spaces_and_backslashes() {
+    // A Windows GUI ends its lines with CRLF and names files by paths with
+    // spaces (quoted) and backslashes; a missing one is an error that names
+    // it whole, and the engine plays on.
+    let dir = std::env::temp_dir().join(format!("dammer hub paths {}", std::process::id()));
+    let tables = dir.join("end game tables");
+    std::fs::create_dir_all(&tables).unwrap();
+    dammer::tools::egdb::generate(&tables, 3, 1, |_| {}).unwrap();
+    let mut hub = Hub::start(&["hub"]);
+    hub.send_bytes(b"hub\r\n");
+    hub.until("wait", Duration::from_secs(5));
+    hub.send_bytes(format!("set-param name=bb-path value=\"{}\"\r\ninit\r\n", tables.display()).as_bytes());
+    let lines = hub.until("ready", Duration::from_secs(10));
+    assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:?}");
+    hub.send_bytes(b"set-param name=book-file value=\"C:\\Program Files\\Dammer\\my book.bin\"\r\n");
+    let lines = hub.until("error", Duration::from_secs(5));
+    let error = lines.last().unwrap();
+    assert!(error.contains("C:\\Program Files\\Dammer\\my book.bin"), "{error}");
+    assert!(!error.ends_with('\r'), "{error:?}");
+    hub.send_bytes(b"pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 18-23\"\r\nlevel depth=4\r\ngo think\r\n");
+    let lines = hub.until("done", Duration::from_secs(20));
+    let mv = done_move(&lines);
+    let mut g = Game::default();
+    g.play_text("32-28").unwrap();
+    g.play_text("18-23").unwrap();
+    g.play_text(&mv).unwrap();
+    hub.send_bytes(b"ping\r\n");
+    hub.until("pong", Duration::from_secs(5));
+    hub.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
