@@ -83,6 +83,7 @@ for p in "${PLATFORMS[@]}"; do
     printf '%-45s %9d bytes (binary %d)\n' "$(basename "$archive")" "$(stat -c %s "$archive")" \
         "$(stat -c %s "$dir/$bin")"
 done
+echo "built in $SECONDS s"
 [ "$CHECK" = 1 ] || exit 0
 
 need_debian qemu-aarch64 qemu-user
@@ -131,12 +132,14 @@ for r in "${runs[@]}"; do
     TABLES_ABSOLUTE="$absolute" python3 tests/release/tables_beside.py "${run[@]}" hub
     rm -rf "$bindir/egdb"
     # A DXP game: the native build listens and follows, the archive's
-    # binary connects and initiates one game, a minute for 200 moves each.
+    # binary connects and initiates one game, a minute for 200 moves each,
+    # from a middle game (12 men a side), so that it ends in a minute.
     PORT=$((PORT + 1))
     "$NATIVE" dxp --listen "127.0.0.1:$PORT" > "$OUT/dxp-follower.log" 2>&1 &
     follower=$!
     sleep 1
     if ! timeout 300 "${run[@]}" dxp --connect "127.0.0.1:$PORT" --initiate --games 1 --minutes 1 --moves 200 \
+        --fen "W:W27,28,31,32,33,34,35,36,37,38,39,40:B11,12,13,14,15,16,17,18,19,20,23,24" \
         > "$OUT/dxp-$platform.log" 2>&1; then
         kill "$follower" 2> /dev/null || true
         cat "$OUT/dxp-$platform.log" >&2
@@ -145,7 +148,7 @@ for r in "${runs[@]}"; do
     fi
     kill "$follower" 2> /dev/null || true
     wait "$follower" 2> /dev/null || true
-    echo "DXP game against the native build: $(tr -d '\r' < "$OUT/dxp-$platform.log" | grep -i "result\|game" | tail -1)"
+    echo "DXP game against the native build: $(tr -d '\r' < "$OUT/dxp-$platform.log" | grep -i "result\|game" | tail -1) ($SECONDS s since the start)"
 done
 echo "== x86_64-linux under qemu-x86_64 as a Nehalem (no AVX2)"
 need_debian qemu-x86_64 qemu-user
