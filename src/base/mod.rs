@@ -1,8 +1,10 @@
 //! Small pieces every floor may use: one random number generator, one
-//! checksum, one duration formatter, one bounded line reader, where a
-//! named file is looked for. Imports nothing of the crate.
+//! clock (the host's in a browser), one checksum, one duration formatter,
+//! one bounded line reader, where a named file is looked for. Imports
+//! nothing of the crate.
 
 pub mod checksum;
+pub mod clock;
 pub mod duration;
 pub mod lines;
 pub mod paths;

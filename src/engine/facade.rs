@@ -12,7 +12,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::base::clock::Instant;
 
 use crate::engine::book::{Book, BookPolicy};
 use crate::engine::control::SearchControl;
@@ -317,9 +319,7 @@ impl Engine {
 
 /// A seed that differs from run to run.
 fn clock_seed() -> u64 {
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    (nanos as u64) ^ u64::from(std::process::id()).rotate_left(32)
+    crate::base::clock::entropy()
 }
 
 impl Core {

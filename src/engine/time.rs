@@ -11,7 +11,9 @@
 //! count from the hit. The [`TimeManager`] of the main search thread holds
 //! all of this.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::base::clock::Instant;
 
 use crate::engine::control::SearchControl;
 

@@ -10,7 +10,9 @@ mod ordering;
 mod quiesce;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::base::clock::Instant;
 
 use crate::engine::control::SearchControl;
 use crate::engine::egdb::{Tables, Wdl};
