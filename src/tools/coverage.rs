@@ -41,7 +41,8 @@ impl Counter {
         Counter { rows: vec![false; PATTERN_ROWS], ..Counter::default() }
     }
 
-    /// Adds one file's records.
+    /// Adds whole games of one file (a game split between two calls
+    /// would count twice).
     pub fn add(&mut self, records: &[Record]) {
         let c = &mut self.coverage;
         c.positions += records.len() as u64;
@@ -77,8 +78,8 @@ pub struct CoverageArgs {
     /// Self-play or relabelled data files, counted together.
     #[arg(required = true)]
     pub data: Vec<PathBuf>,
-    /// Print a line after each file's first N positions too, N = this and its doublings (the
-    /// coverage as the data grows).
+    /// Print a line after each file's first N positions too (up to the end of the game there),
+    /// N = this and its doublings: the coverage as the data grows.
     #[arg(long)]
     pub steps_from: Option<u64>,
 }
@@ -100,18 +101,37 @@ fn line(c: &Coverage) -> String {
     )
 }
 
+/// Where the parts of a file end that `--steps-from first` reports on:
+/// after `first` positions and each doubling, each moved on to the end of
+/// its game, so that no game is split between two parts (and counted
+/// twice); the last part (to the end of the file) is not among them.
+fn part_ends(records: &[Record], first: Option<u64>) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let Some(first) = first else { return ends };
+    let mut step = first.max(1) as usize;
+    while step < records.len() {
+        let mut end = step;
+        while end < records.len() && records[end].game == records[end - 1].game {
+            end += 1;
+        }
+        if end < records.len() {
+            ends.push(end);
+        }
+        step = step.saturating_mul(2).max(end + 1);
+    }
+    ends
+}
+
 /// Runs `dammer coverage`.
 pub fn run_cli(args: CoverageArgs) -> Result<(), String> {
     let mut counter = Counter::new();
     for path in &args.data {
         let records = crate::tools::selfplay::read_records(path)?;
-        let mut at = 0usize;
-        let mut step = args.steps_from.unwrap_or(u64::MAX).max(1);
-        while (step as usize) < records.len() {
-            counter.add(&records[at..step as usize]);
-            at = step as usize;
-            println!("{} first {step}: {}", path.display(), line(counter.coverage()));
-            step = step.saturating_mul(2);
+        let mut at = 0;
+        for end in part_ends(&records, args.steps_from) {
+            counter.add(&records[at..end]);
+            at = end;
+            println!("{} first {end}: {}", path.display(), line(counter.coverage()));
         }
         counter.add(&records[at..]);
         println!("{}: {}", path.display(), line(counter.coverage()));
@@ -142,5 +162,25 @@ mod tests {
         let c = counter.coverage();
         assert_eq!((c.positions, c.games, c.distinct), (5, 3, 3));
         assert!(c.pattern_rows > 8 && c.pattern_rows <= 16, "{}", c.pattern_rows);
+    }
+
+    #[test]
+    fn parts_end_between_games() {
+        let games = [1, 1, 1, 2, 2, 3, 4, 4, 4, 4, 5];
+        let records: Vec<Record> = games.iter().map(|&g| record("W:W31-50:B1-20", g)).collect();
+        // After 2 positions (game 1 runs to 3), then 4 (game 2 to 5), then 8
+        // (game 4 to 10).
+        assert_eq!(part_ends(&records, Some(2)), vec![3, 5, 10]);
+        assert_eq!(part_ends(&records, None), Vec::<usize>::new());
+        assert_eq!(part_ends(&records, Some(20)), Vec::<usize>::new());
+        // Counted by parts, every game once.
+        let mut counter = Counter::new();
+        let mut at = 0;
+        for end in part_ends(&records, Some(1)) {
+            counter.add(&records[at..end]);
+            at = end;
+        }
+        counter.add(&records[at..]);
+        assert_eq!(counter.coverage().games, 5);
     }
 }
