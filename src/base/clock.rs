@@ -1,14 +1,13 @@
 //! The engine's clock. Where there is an operating system it is the
 //! standard library's monotonic [`std::time::Instant`]; in a browser
 //! (wasm32 without one) the standard clock panics, so the page that hosts
-//! the engine supplies the time through an import (`dammer.now_ms`,
-//! `performance.now()` in a worker).
+//! the engine supplies the time ([`crate::base::host::now_ms`]).
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub use std::time::Instant;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-pub use host::Instant;
+pub use hosted::Instant;
 
 /// Bits that differ from one run to the next (the wall clock and the
 /// process), for the choices that must not repeat between runs, as the
@@ -24,25 +23,14 @@ pub fn entropy() -> u64 {
 /// has neither a wall clock nor process ids for the standard library).
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub fn entropy() -> u64 {
-    (host::now_ms() * 1e6) as u64
+    (crate::base::host::now_ms() * 1e6) as u64
 }
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-mod host {
+mod hosted {
     use std::time::Duration;
 
-    #[link(wasm_import_module = "dammer")]
-    extern "C" {
-        /// Milliseconds on the host's monotonic clock.
-        #[link_name = "now_ms"]
-        fn host_now_ms() -> f64;
-    }
-
-    pub(super) fn now_ms() -> f64 {
-        // SAFETY: an import without arguments that returns a number; the
-        // host's function touches no memory of ours.
-        unsafe { host_now_ms() }
-    }
+    use crate::base::host::now_ms;
 
     /// A moment on the host's clock, in milliseconds.
     #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]

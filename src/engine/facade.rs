@@ -6,8 +6,10 @@
 //! table result keeps, how table scores are reported). A search started with
 //! [`Engine::start`] runs on a thread of the facade's own, so that a front
 //! end keeps reading its input while the engine thinks; the front end never
-//! moves the engine between threads. The facade is protocol-neutral: it
-//! never prints.
+//! moves the engine between threads. Where the host lends the engine its
+//! one thread (a browser's worker), [`Engine::run_on_caller`] makes it run
+//! on the caller's thread in slices instead, with the front end's turn
+//! between them. The facade is protocol-neutral: it never prints.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -17,7 +19,7 @@ use std::time::Duration;
 use crate::base::clock::Instant;
 
 use crate::engine::book::{Book, BookPolicy};
-use crate::engine::control::SearchControl;
+use crate::engine::control::{Poll, SearchControl};
 use crate::engine::egdb::{Tables, Wdl};
 use crate::engine::eval::Evaluation;
 use crate::engine::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_THREADS};
@@ -78,11 +80,13 @@ struct Core {
     book_draws: AtomicU64,
 }
 
-/// A search running on the facade's thread.
+/// The search started last.
 #[derive(Debug)]
-struct Running {
-    control: Arc<SearchControl>,
-    handle: JoinHandle<SearchResult>,
+enum Running {
+    /// On the facade's thread.
+    Thread { control: Arc<SearchControl>, handle: JoinHandle<SearchResult> },
+    /// On the caller's thread ([`Engine::run_on_caller`]): it has ended.
+    Ended(SearchResult),
 }
 
 /// The engine: transposition table, threads, evaluation, endgame tables,
@@ -96,6 +100,9 @@ pub struct Engine {
     /// The draw rules of the last search: the table's scores hold under
     /// them, and are forgotten when they change.
     last_rules: Option<DrawRules>,
+    /// Searches run on the caller's thread, with this turn of the front
+    /// end's between slices.
+    on_caller: Option<Poll>,
 }
 
 impl Default for Engine {
@@ -134,7 +141,20 @@ impl Engine {
             hash_mb,
             running: None,
             last_rules: None,
+            on_caller: None,
         }
+    }
+
+    /// Makes every search that [`Engine::start`] starts run on the calling
+    /// thread, for a host that lends the engine its one thread (a browser's
+    /// worker): `start` returns when the search has ended. Every
+    /// [`crate::engine::control::SLICE`] the search gives the host a turn
+    /// and then calls `poll`, which reads the front end's input and stops
+    /// the search or signals the ponder hit through the control it is
+    /// given.
+    pub fn run_on_caller(&mut self, poll: Poll) {
+        self.wait();
+        self.on_caller = Some(poll);
     }
 
     /// The state a search reads, for a change: waits for a running search
@@ -257,10 +277,11 @@ impl Engine {
     }
 
     /// Starts searching the game's current position within `limits` and
-    /// returns at once. Progress goes to `on_info` and the result to
-    /// `on_done`, both called from the search's thread. A search still
-    /// running is stopped and waited for first. Fails only when the system
-    /// cannot start a thread.
+    /// returns at once (or, after [`Engine::run_on_caller`], when the search
+    /// has ended). Progress goes to `on_info` and the result to `on_done`,
+    /// both called from the search's thread. A search still running is
+    /// stopped and waited for first. Fails only when the system cannot
+    /// start a thread.
     pub fn start(
         &mut self,
         game: &Game,
@@ -271,6 +292,13 @@ impl Engine {
         self.stop();
         self.wait();
         self.follow_rules(game);
+        if let Some(poll) = self.on_caller {
+            let mut on_info = on_info;
+            let result = self.core.search(game, limits, &SearchControl::polled(poll), &mut *on_info);
+            on_done(&result);
+            self.running = Some(Running::Ended(result));
+            return Ok(());
+        }
         let core = Arc::clone(&self.core);
         let control = Arc::new(SearchControl::default());
         let search_control = Arc::clone(&control);
@@ -284,36 +312,38 @@ impl Engine {
                 on_done(&result);
                 result
             })?;
-        self.running = Some(Running { control, handle });
+        self.running = Some(Running::Thread { control, handle });
         Ok(())
     }
 
     /// Asks the running search, if any, to finish now; it still answers with
     /// a move. Returns at once.
     pub fn stop(&self) {
-        if let Some(r) = &self.running {
-            r.control.stop();
+        if let Some(Running::Thread { control, .. }) = &self.running {
+            control.stop();
         }
     }
 
     /// Tells the running search, if it ponders, that the expected move was
     /// played: its time limits apply from now on.
     pub fn ponder_hit(&self) {
-        if let Some(r) = &self.running {
-            r.control.ponder_hit();
+        if let Some(Running::Thread { control, .. }) = &self.running {
+            control.ponder_hit();
         }
     }
 
     /// Whether a search started with [`Engine::start`] is still running.
     pub fn is_searching(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
+        matches!(&self.running, Some(Running::Thread { handle, .. }) if !handle.is_finished())
     }
 
     /// Waits for the search started with [`Engine::start`] to end and returns
     /// its result; `None` when there was none (or its thread failed).
     pub fn wait(&mut self) -> Option<SearchResult> {
-        let running = self.running.take()?;
-        running.handle.join().ok()
+        match self.running.take()? {
+            Running::Thread { handle, .. } => handle.join().ok(),
+            Running::Ended(result) => Some(result),
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! only, and never prints: progress and results go to callbacks.
 
 pub mod book;
-pub(crate) mod control;
+pub mod control;
 pub mod egdb;
 pub mod eval;
 mod facade;
@@ -16,6 +16,7 @@ pub(crate) mod threads;
 pub mod time;
 pub(crate) mod tt;
 
+pub use control::{Poll, SearchControl};
 pub use facade::{Engine, OnDone, OnInfo, SearchResult};
 
 /// The build's version: the crate's, with the embedded international

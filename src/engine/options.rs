@@ -17,10 +17,12 @@ pub use crate::engine::time::{saturating_duration, MAX_SECONDS};
 /// Default transposition table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
 /// Largest transposition table accepted, in MiB (also bounded by the
-/// machine's memory, see [`hash_mb`]).
-pub const MAX_HASH_MB: usize = 1 << 16;
-/// Most search threads accepted.
-pub const MAX_THREADS: usize = 256;
+/// machine's memory, see [`hash_mb`]): 64 GiB, or 1 GiB where addresses
+/// have 32 bits (a browser's WebAssembly, 4 GiB at most in all).
+pub const MAX_HASH_MB: usize = if cfg!(target_pointer_width = "32") { 1 << 10 } else { 1 << 16 };
+/// Most search threads accepted: one where the host lends the engine its
+/// one thread (a browser's worker, [`crate::base::host::HOSTED`]).
+pub const MAX_THREADS: usize = if crate::base::host::HOSTED { 1 } else { 256 };
 /// Deepest perft accepted: perft 20 of the start position is far beyond any
 /// machine already, so deeper requests are mistakes, not patience.
 pub const MAX_PERFT_DEPTH: u32 = 20;

@@ -1,18 +1,20 @@
 //! The Hub protocol front end (the text protocol of Scan and the Hub GUI).
 //!
-//! Three threads: a reader turns stdin lines into [`Message`]s, the protocol
-//! loop (the caller's thread) keeps the state and answers, and a search
-//! thread runs [`Engine::search`] so that `ping`, `stop` and `ponder-hit` are
-//! handled while it thinks. Every output line goes through [`emit`], which
-//! writes and flushes it whole. Only one note goes to stderr: a game that
-//! stands at or went on past a draw by rule ([`Game::draw_point`],
-//! [`Game::passed_draw`]).
+//! On a system, three threads: a reader turns stdin lines into
+//! [`Message`]s, the protocol loop (the caller's thread) keeps the state and
+//! answers, and a search thread runs [`Engine::start`]'s search so that
+//! `ping`, `stop` and `ponder-hit` are handled while it thinks. A host with
+//! one thread (a browser's worker) runs the same protocol state from
+//! `hub::hosted`. Every output line goes through [`emit`], which writes it
+//! whole. Only one note goes to stderr: a game that stands at or went on
+//! past a draw by rule ([`Game::draw_point`], [`Game::passed_draw`]).
 
-use std::io::{self, Write};
+use std::io;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::base::host;
 use crate::base::lines::{read_line, Line};
 use crate::base::paths::resolve;
 use crate::engine::book::{Book, BookPolicy};
@@ -25,7 +27,9 @@ use crate::engine::options::{
 use crate::engine::strength::{Strength, MAX_STRENGTH};
 use crate::engine::time::{Clock, LatencyMeter, Limits};
 use crate::engine::Engine;
+use crate::engine::Poll;
 use crate::hub::protocol::{done_line, info_lines, quote, Message};
+use crate::rules::frisian::KingRuns;
 use crate::rules::game::{DrawRules, DrawRulesError, Game};
 use crate::rules::movegen::{legal_moves, Move};
 use crate::rules::position::Position;
@@ -34,19 +38,15 @@ use crate::rules::variant::Variant;
 const NO_CLOCK: Clock = Clock { time: 0.0, inc: 0.0, moves_to_go: None };
 
 /// Longest line read; the rest of a longer one is dropped with an error.
-const MAX_LINE: usize = 1 << 16;
+pub(super) const MAX_LINE: usize = 1 << 16;
 
-/// Writes one protocol line to stdout and flushes it.
+/// Writes one protocol line (to stdout, or to the hosting page) and flushes it.
 pub fn emit(line: &str) {
     log::debug!("> {line}");
-    let mut out = io::stdout().lock();
-    // A GUI that went away closes stdout; there is nobody left to tell.
-    let _ = out.write_all(line.as_bytes());
-    let _ = out.write_all(b"\n");
-    let _ = out.flush();
+    host::write_line(line);
 }
 
-fn error(msg: &str) {
+pub(super) fn error(msg: &str) {
     emit(&format!("error message={}", quote(msg)));
 }
 
@@ -228,9 +228,48 @@ impl Level {
     }
 }
 
+/// How a command meets a running search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Meets {
+    /// Answered at once; the search goes on.
+    Ping,
+    /// Ends the search, which answers with its move.
+    Stop,
+    /// The expected move was played: a pondering search now keeps time.
+    PonderHit,
+    /// Ignored with an error; the search goes on.
+    Unknown,
+    /// Any other command (and `quit`): the search ends first, then the
+    /// command is handled.
+    EndsIt,
+}
+
+impl Meets {
+    pub(super) fn of(command: &str) -> Meets {
+        match command {
+            "ping" => Meets::Ping,
+            "stop" => Meets::Stop,
+            "ponder-hit" => Meets::PonderHit,
+            "quit" | "hub" | "init" | "set-param" | "new-game" | "pos" | "level" | "go" => Meets::EndsIt,
+            _ => Meets::Unknown,
+        }
+    }
+}
+
+/// The error that an unknown command gets.
+pub(super) fn unknown(command: &str) {
+    // Unknown commands change nothing, as the protocol asks (a running
+    // search goes on), and say so: a typo in a console should not go
+    // unanswered.
+    error(&format!("unknown command {command:?}, ignored"));
+}
+
 /// The protocol state.
-struct Hub {
+pub(super) struct Hub {
     engine: Option<Engine>,
+    /// Searches run on the protocol's thread, with this turn between slices
+    /// (a host with one thread).
+    on_caller: Option<Poll>,
     params: Params,
     applied: Params,
     game: Game,
@@ -279,10 +318,13 @@ impl ClockedMove {
 }
 
 impl Hub {
-    fn new() -> Hub {
+    /// The protocol's state before its first command; `on_caller` makes
+    /// searches run on the protocol's thread ([`Engine::run_on_caller`]).
+    pub(super) fn new(on_caller: Option<Poll>) -> Hub {
         let params = Params::default();
         Hub {
             engine: None,
+            on_caller,
             applied: params.clone(),
             params,
             game: Game::default(),
@@ -312,7 +354,14 @@ impl Hub {
             self.applied = self.params.clone();
         }
         let overhead = self.latency.overhead(self.params.move_overhead);
-        let engine = self.engine.get_or_insert_with(|| Engine::new(self.params.threads, self.params.hash_mb));
+        let on_caller = self.on_caller;
+        let engine = self.engine.get_or_insert_with(|| {
+            let mut engine = Engine::new(self.params.threads, self.params.hash_mb);
+            if let Some(poll) = on_caller {
+                engine.run_on_caller(poll);
+            }
+            engine
+        });
         engine.set_evaluation(self.evaluation.clone());
         engine.set_egdb(self.egdb.clone());
         if self.applied.threads != self.params.threads {
@@ -529,6 +578,11 @@ impl Hub {
             Some(p) => Position::parse(p).map_err(|e| format!("bad position: {e}"))?,
         };
         let mut game = Game::with_variant(start, self.params.variant).with_draw_rules(self.params.draw_rules);
+        if let Some(wolf) = msg.get("wolf").filter(|w| !w.trim().is_empty()) {
+            // Frisian's kings that moved in a row before this position.
+            let runs = KingRuns::from_wolf(wolf, &start).map_err(|e| format!("bad position: {e}"))?;
+            game = game.with_start_runs(runs).map_err(|e| format!("bad position: {e}"))?;
+        }
         if let Some(moves) = msg.get("moves") {
             for (i, m) in moves.split_whitespace().enumerate() {
                 game.play_text(m).map_err(|e| format!("illegal move {m} (move {} of moves=): {e}", i + 1))?;
@@ -617,7 +671,7 @@ impl Hub {
     }
 
     /// Stops a running search and waits for its `done`.
-    fn finish_search(&mut self) {
+    pub(super) fn finish_search(&mut self) {
         self.pondering = false;
         let clocked = self.clocked_search.take();
         if let Some(engine) = &mut self.engine {
@@ -630,18 +684,31 @@ impl Hub {
         }
     }
 
+    /// Handles one input line; returns false when the engine must exit.
+    pub(super) fn handle_line(&mut self, line: &str) -> bool {
+        log::debug!("< {}", line.trim_end());
+        match Message::parse(line) {
+            Ok(None) => true,
+            Ok(Some(msg)) => self.handle(&msg),
+            Err(e) => {
+                error(&e);
+                true
+            }
+        }
+    }
+
     /// Handles one message; returns false when the engine must exit.
     fn handle(&mut self, msg: &Message) -> bool {
-        match msg.command.as_str() {
-            "ping" => {
+        match Meets::of(&msg.command) {
+            Meets::Ping => {
                 emit("pong");
                 return true;
             }
-            "stop" => {
+            Meets::Stop => {
                 self.finish_search();
                 return true;
             }
-            "ponder-hit" => {
+            Meets::PonderHit => {
                 if self.pondering {
                     self.pondering = false;
                     if let Some(engine) = &self.engine {
@@ -650,21 +717,17 @@ impl Hub {
                 }
                 return true;
             }
-            "quit" => {
-                self.finish_search();
-                return false;
-            }
-            "hub" | "init" | "set-param" | "new-game" | "pos" | "level" | "go" => {}
-            other => {
-                // Unknown commands change nothing, as the protocol asks (a
-                // running search goes on), and say so: a typo in a console
-                // should not go unanswered.
-                error(&format!("unknown command {other:?}, ignored"));
+            Meets::Unknown => {
+                unknown(&msg.command);
                 return true;
             }
+            Meets::EndsIt => {}
         }
         // Any other command ends a running search first.
         self.finish_search();
+        if msg.command == "quit" {
+            return false;
+        }
         let outcome = match msg.command.as_str() {
             "hub" => {
                 self.hub();
@@ -709,7 +772,7 @@ impl Hub {
 pub fn run() {
     let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
     spawn_reader(tx);
-    let mut hub = Hub::new();
+    let mut hub = Hub::new(None);
     loop {
         let input = rx.recv().unwrap_or(Input::Eof);
         match input {
@@ -719,15 +782,8 @@ pub fn run() {
             }
             Input::TooLong => error("line too long, ignored"),
             Input::Line(line) => {
-                log::debug!("< {}", line.trim_end());
-                match Message::parse(&line) {
-                    Ok(None) => {}
-                    Ok(Some(msg)) => {
-                        if !hub.handle(&msg) {
-                            return;
-                        }
-                    }
-                    Err(e) => error(&e),
+                if !hub.handle_line(&line) {
+                    return;
                 }
             }
         }

@@ -111,6 +111,59 @@ impl KingRuns {
     }
 }
 
+/// Why a king run (Scan's `wolf` field, as lidraughts sends it) cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WolfError {
+    /// Not `W<square>=<moves>` or `B<square>=<moves>`.
+    Syntax(String),
+    /// No king of that side stands on the square.
+    NoKing(String),
+}
+
+impl std::fmt::Display for WolfError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WolfError::Syntax(t) => write!(
+                f,
+                "cannot read king run {t:?}: W or B, the king's square, = and its moves in a row (1-{KING_MOVES_IN_A_ROW})"
+            ),
+            WolfError::NoKing(t) => write!(f, "king run {t:?}: no king of that side stands there"),
+        }
+    }
+}
+
+impl std::error::Error for WolfError {}
+
+impl KingRuns {
+    /// The runs that Scan's `wolf` field gives for `pos`: for each side
+    /// whose king has moved without a capture, `W<square>=<moves>` or
+    /// `B<square>=<moves>`, separated by spaces (lidraughts' Frisian
+    /// positions carry them).
+    pub fn from_wolf(text: &str, pos: &Position) -> Result<KingRuns, WolfError> {
+        let mut runs = KingRuns::default();
+        for token in text.split_whitespace() {
+            let syntax = || WolfError::Syntax(token.to_string());
+            let color = match token.as_bytes()[0] {
+                b'W' | b'w' => Color::White,
+                b'B' | b'b' => Color::Black,
+                _ => return Err(syntax()),
+            };
+            let (square, moves) = token[1..].split_once('=').ok_or_else(syntax)?;
+            let square: u8 = square.parse().map_err(|_| syntax())?;
+            let moves: u8 = moves.parse().map_err(|_| syntax())?;
+            if !(1..=50).contains(&square) || !(1..=KING_MOVES_IN_A_ROW).contains(&moves) {
+                return Err(syntax());
+            }
+            let at = square_to_bit(square);
+            if pos.kings_of(color) >> at & 1 == 0 {
+                return Err(WolfError::NoKing(token.to_string()));
+            }
+            runs.0[Self::index(color)] = KingRun { at, moves };
+        }
+        Ok(runs)
+    }
+}
+
 /// Fills `list` with the legal Frisian moves of `pos`, whose sides' king
 /// runs are `runs`.
 pub fn generate(pos: &Position, runs: &KingRuns, list: &mut MoveList) {

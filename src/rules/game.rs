@@ -271,6 +271,19 @@ impl Game {
         }
     }
 
+    /// The same game with Frisian's king runs at its start set to `runs`
+    /// (a position that lidraughts sends with its runs); the moves played
+    /// since are replayed from them. `Err` with the first move that is then
+    /// illegal.
+    pub fn with_start_runs(&self, runs: KingRuns) -> Result<Game, MoveError> {
+        let mut game = Game::with_variant(self.positions[0], self.variant).with_draw_rules(self.draw_rules);
+        game.runs[0] = runs;
+        for m in &self.moves {
+            game.play_text(&m.to_string())?;
+        }
+        Ok(game)
+    }
+
     /// The same moves played under `variant`'s rules.
     pub fn in_variant(mut self, variant: Variant) -> Game {
         self.variant = variant;

@@ -545,6 +545,37 @@ fn the_variant_parameter() {
     hub.close();
 }
 
+/// lidraughts' Frisian positions carry the kings' runs (`wolf`): a king
+/// that made three non-capturing moves in a row, beside men of its own
+/// side, may not move again, and the engine keeps to that.
+#[test]
+fn frisian_king_runs_from_lidraughts_wolf_field() {
+    let mut hub = Hub::start(&["hub"]);
+    hub.send("set-param name=variant value=frisian");
+    hub.send("init");
+    hub.until("ready", Duration::from_secs(10));
+    for depth in [1, 6] {
+        hub.send("pos pos=W:W38,K46:B3,8 wolf=\"W46=3\"");
+        hub.send(&format!("level depth={depth}"));
+        hub.send("go think");
+        let lines = hub.until("done", Duration::from_secs(10));
+        let played = done_move(&lines);
+        assert!(played.starts_with("38-"), "the king on 46 is barred: {lines:?}");
+    }
+    // A run that names no king of that side, or cannot be read: an error,
+    // and the position before it stays.
+    for bad in ["W38=2", "B46=1", "W46=4", "X46=1", "W46"] {
+        hub.send(&format!("pos pos=W:W38,K46:B3,8 wolf=\"{bad}\""));
+        hub.send("ping");
+        let lines = hub.until("pong", Duration::from_secs(5));
+        assert!(lines.iter().any(|l| l.starts_with("error") && l.contains("king run")), "{bad}: {lines:?}");
+    }
+    hub.send("level depth=2");
+    hub.send("go think");
+    assert!(done_move(&hub.until("done", Duration::from_secs(10))).starts_with("38-"));
+    hub.close();
+}
+
 /// GWDGUI's `pos` line of issue 50, as it sends it.
 fn past_five_moves_pos() -> String {
     format!(

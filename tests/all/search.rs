@@ -3,16 +3,18 @@
 //! stop behaviour, the draw rules inside the search, determinism, and the
 //! transposition table under concurrent use.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::{
     gwdgui_past_five_moves, gwdgui_sixteen_move_point, loses_within, random_game, shortest_win,
     shuffle_kings, Rng,
 };
+use dammer::engine::control::SLICE;
 use dammer::engine::eval::evaluate;
 use dammer::engine::score::WIN;
 use dammer::engine::time::{Clock, Limits};
-use dammer::engine::Engine;
+use dammer::engine::{Engine, SearchControl};
 use dammer::rules::game::{DrawReason, DrawRules, Game, GameResult};
 use dammer::rules::movegen::{has_capture, legal_moves, Move};
 use dammer::rules::position::Position;
@@ -221,6 +223,51 @@ fn stop_from_another_thread() {
     // A plain search afterwards searches normally.
     let r = engine.search_quietly(&game, &depth(3));
     assert_eq!(r.depth, 3);
+}
+
+static CALLER_TURNS: AtomicUsize = AtomicUsize::new(0);
+
+/// The front end of a host with one thread: it stops the search at its
+/// tenth turn.
+fn stop_at_tenth_turn(control: &SearchControl) {
+    if CALLER_TURNS.fetch_add(1, Ordering::SeqCst) + 1 == 10 {
+        control.stop();
+    }
+}
+
+/// Where the host lends the engine one thread (a browser's worker), the
+/// search runs on the caller's thread and gives the front end a turn every
+/// slice; infinite analysis ends when a turn stops it, with a move, and the
+/// work of the search so far is kept.
+#[test]
+fn a_search_on_the_callers_thread_gives_the_front_end_its_turns() {
+    let mut engine = Engine::new(1, 16);
+    engine.run_on_caller(stop_at_tenth_turn);
+    let game = Game::default();
+    let limits = Limits { infinite: true, analysis: true, ..Limits::default() };
+    let start = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (itx, irx) = std::sync::mpsc::channel();
+    engine
+        .start(
+            &game,
+            &limits,
+            Box::new(move |i| itx.send(i.depth).unwrap()),
+            Box::new(move |r| tx.send(r.clone()).unwrap()),
+        )
+        .unwrap();
+    // `start` returned: the search has ended, on this thread.
+    let elapsed = start.elapsed();
+    assert!(!engine.is_searching());
+    let done = rx.try_recv().expect("the done callback ran before start returned");
+    let infos: Vec<u32> = irx.try_iter().collect();
+    assert_eq!(CALLER_TURNS.load(Ordering::SeqCst), 10);
+    assert!(elapsed >= 9 * SLICE, "ten turns a slice apart: {elapsed:?}");
+    let r = engine.wait().expect("the result");
+    assert_eq!(r, done);
+    assert!(legal_moves(game.position()).iter().any(|m| Some(*m) == r.best));
+    assert!(r.depth >= 3 && infos.len() >= 3, "it deepened between turns: depth {}, {:?}", r.depth, infos);
+    assert!(engine.wait().is_none());
 }
 
 /// An iteration cut short still counts where a root move had already

@@ -359,6 +359,9 @@ pub enum Kernel {
     Avx512,
     /// NEON (every aarch64 processor): 8 cells an instruction.
     Neon,
+    /// WebAssembly SIMD128 (every browser of the last years; chosen when
+    /// the build enables it, as `web/build.sh` does): 8 cells an instruction.
+    Simd128,
 }
 
 impl Kernel {
@@ -371,6 +374,8 @@ impl Kernel {
         let no_avx512 = std::env::var_os("DAMMER_NO_AVX512").is_some();
         if Kernel::Neon.runs_here() {
             Kernel::Neon
+        } else if Kernel::Simd128.runs_here() {
+            Kernel::Simd128
         } else if !no_avx512 && Kernel::Avx512.runs_here() {
             Kernel::Avx512
         } else if Kernel::Avx2.runs_here() {
@@ -397,6 +402,10 @@ impl Kernel {
             }
             #[cfg(target_arch = "aarch64")]
             Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+            // WebAssembly has no detection at run time: a module that uses
+            // SIMD128 does not load where it is missing.
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => true,
             _ => false,
         }
     }
@@ -408,6 +417,7 @@ impl Kernel {
             Kernel::Avx2 => "AVX2",
             Kernel::Avx512 => "AVX-512 VNNI",
             Kernel::Neon => "NEON",
+            Kernel::Simd128 => "SIMD128",
         }
     }
 }
@@ -836,6 +846,10 @@ impl Network {
                 // SAFETY: whole views of aligned cells (the caller's
                 // contract); `kernel` is NEON only when the processor has it.
                 Kernel::Neon => unsafe { neon::update_view(from, to, w1, &old, sets, view, swaps) },
+                #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+                // SAFETY: whole views of aligned cells (the caller's
+                // contract); the build has SIMD128.
+                Kernel::Simd128 => unsafe { simd128::update_view(from, to, w1, &old, sets, view, swaps) },
                 // SAFETY: whole views (the caller's contract).
                 _ => unsafe { update_view_scalar(from, to, w1, &old, sets, view, swaps) },
             }
@@ -872,6 +886,8 @@ impl Network {
             // SAFETY: `kernel` is NEON only when the processor has it (every
             // aarch64 processor does).
             Kernel::Neon => unsafe { neon::layer2(own, other, &self.p.w2[bucket], &mut z) },
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => simd128::layer2(own, other, &self.p.w2[bucket], &mut z),
             _ => layer2_scalar(&own.0, &other.0, &self.p.w2[bucket], &mut z),
         }
         let row = &self.out_rows[b];
@@ -1115,7 +1131,11 @@ unsafe fn update_view_scalar(
 /// `$sub` and `$store_cells` (aligned) are the width's intrinsics,
 /// `$widen` its load of `$lanes` i8 weights as i16, `$lanes` its cells a
 /// register.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
 macro_rules! update_view_body {
     ($src:ident, $dst:ident, $w1:ident, $old:ident, $new:ident, $view:ident, $swaps:ident;
      $lanes:expr, $zero:ident, $load_cells:ident, $load:ident, $add:ident, $sub:ident, $store_cells:ident, $widen:ident) => {{
@@ -1510,6 +1530,108 @@ mod neon {
     }
 }
 
+/// The WebAssembly kernel: NEON's shapes in SIMD128, whose integer
+/// instructions the browser maps to SSE or NEON.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128 {
+    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA};
+    use std::arch::wasm32::*;
+
+    const LANES: usize = 8;
+    const _: () = assert!(HIDDEN.is_multiple_of(LANES));
+
+    /// One view of an update (see `update_view_body`), 8 cells a register.
+    ///
+    /// # Safety
+    /// `src` and `dst` point to [`HIDDEN`] cells each (possibly the same),
+    /// 64-byte aligned; `w1` is the whole first layer.
+    #[inline]
+    pub(super) unsafe fn update_view(
+        src: *const i16,
+        dst: *mut i16,
+        w1: &[i16],
+        old: &[Bitboard; 4],
+        new: &[Bitboard; 4],
+        view: usize,
+        swaps: Swaps,
+    ) {
+        update_view_body!(src, dst, w1, old, new, view, swaps;
+            LANES, zero, load, load, i16x8_add, i16x8_sub, store, widen)
+    }
+
+    #[inline]
+    fn zero() -> v128 {
+        i16x8_splat(0)
+    }
+
+    /// 8 cells at `p` (WebAssembly loads need no alignment).
+    ///
+    /// # Safety
+    /// `p` points to 8 readable cells.
+    #[inline]
+    unsafe fn load(p: *const v128) -> v128 {
+        // SAFETY: 16 readable bytes (the caller's contract).
+        unsafe { v128_load(p) }
+    }
+
+    /// Stores 8 cells at `p`.
+    ///
+    /// # Safety
+    /// `p` points to 8 writable cells.
+    #[inline]
+    unsafe fn store(p: *mut v128, x: v128) {
+        // SAFETY: 16 writable bytes (the caller's contract).
+        unsafe { v128_store(p, x) }
+    }
+
+    /// 8 i8 weights at `p` as i16 cells.
+    ///
+    /// # Safety
+    /// `p` points to 8 readable bytes.
+    #[inline]
+    unsafe fn widen(p: *const i8) -> v128 {
+        // SAFETY: 8 readable bytes (the caller's contract).
+        unsafe { i16x8_load_extend_i8x8(p) }
+    }
+
+    /// The second layer: clipped ReLU of both views, then one i16 x i16 ->
+    /// i32 dot product per output cell (`i32x4.dot_i16x8_s`, SSE's
+    /// `pmaddwd`; the same exact sums as the scalar path, in another
+    /// order). Eight output cells at a time, so that each input chunk is
+    /// loaded and clipped once per eight.
+    #[inline]
+    pub(super) fn layer2(own: &Cells, other: &Cells, w2: &[i16], z: &mut [i32; L2]) {
+        const BLOCK: usize = 8;
+        const _: () = assert!(L2.is_multiple_of(BLOCK));
+        assert!(w2.len() >= L2 * 2 * HIDDEN);
+        let (zero, top) = (i16x8_splat(0), i16x8_splat(QA as i16));
+        for block in 0..L2 / BLOCK {
+            let mut sums = [i32x4_splat(0); BLOCK];
+            for k in 0..2 * HIDDEN / LANES {
+                let src =
+                    if k < HIDDEN / LANES { &own.0[LANES * k..] } else { &other.0[LANES * k - HIDDEN..] };
+                // SAFETY: `src` has at least 8 cells; row (block * BLOCK + r)
+                // of w2 has 2 HIDDEN elements, of which 8 are read at 8 k
+                // (the length is asserted).
+                unsafe {
+                    let x = i16x8_min(i16x8_max(v128_load(src.as_ptr().cast()), zero), top);
+                    for (r, sum) in sums.iter_mut().enumerate() {
+                        let w =
+                            v128_load(w2.as_ptr().add((block * BLOCK + r) * 2 * HIDDEN + LANES * k).cast());
+                        *sum = i32x4_add(*sum, i32x4_dot_i16x8(x, w));
+                    }
+                }
+            }
+            for (r, sum) in sums.iter().enumerate() {
+                z[block * BLOCK + r] = i32x4_extract_lane::<0>(*sum)
+                    + i32x4_extract_lane::<1>(*sum)
+                    + i32x4_extract_lane::<2>(*sum)
+                    + i32x4_extract_lane::<3>(*sum);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1638,9 +1760,14 @@ mod tests {
         for net in nets {
             let scalar = net.with_kernel(Kernel::Scalar).expect("scalar runs anywhere");
             let positions = random_positions(5, 2000);
-            // Every aarch64 processor has NEON: there it is always tested.
+            // Every aarch64 processor has NEON: there it is always tested;
+            // SIMD128 wherever the WebAssembly build enables it.
             assert_eq!(Kernel::Neon.runs_here(), cfg!(target_arch = "aarch64"));
-            for kernel in [Kernel::Avx2, Kernel::Avx512, Kernel::Neon] {
+            assert_eq!(
+                Kernel::Simd128.runs_here(),
+                cfg!(all(target_arch = "wasm32", target_feature = "simd128"))
+            );
+            for kernel in [Kernel::Avx2, Kernel::Avx512, Kernel::Neon, Kernel::Simd128] {
                 let Some(fast) = net.with_kernel(kernel) else {
                     eprintln!("no {} here: not tested", kernel.name());
                     continue;

@@ -280,6 +280,10 @@ impl<'a> Searcher<'a> {
     fn check_limits(&mut self) {
         self.shared.nodes.fetch_add(self.unpublished, Ordering::Relaxed);
         self.unpublished = 0;
+        if self.id == 0 {
+            // A host with one thread (a browser's) gets its turn here.
+            self.shared.control.checkpoint();
+        }
         if self.shared.control.is_stopped() {
             self.stopped = true;
             return;

@@ -1,0 +1,159 @@
+// Dammer in a Web Worker: runs dammer.wasm (the engine, built by
+// web/build.sh) and speaks the Hub protocol with the page, one line per
+// message each way, as lidraughts' client expects of Scan's worker
+// (scan_<variant>.wasm.js, which loads this file).
+//
+// The engine has this thread only. It asks for a turn of the event loop
+// through the import `pause`: the worker unwinds the engine's stack into a
+// buffer (binaryen's Asyncify, applied by web/build.sh), lets the event
+// loop deliver the page's messages, and rewinds the stack, so that a search
+// goes on where it was. A search pauses every 10 ms; an idle engine pauses
+// until a line arrives. Lines that arrive before the engine has loaded
+// wait and run in order.
+//
+// Also usable outside a worker (node, tests): DammerEngine(bytes, onLine)
+// returns {send(line)}.
+
+(function (root) {
+  'use strict';
+
+  const ASYNCIFY_BYTES = 1 << 20;
+  const UNWINDING = 1;
+
+  function DammerEngine(wasmBytes, onLine, onExit) {
+    const input = [];
+    const encoder = new TextEncoder();
+    const decoder = new TextDecoder();
+    let exports = null;
+    let buffer = 0;
+    let rewinding = false;
+    let waitingForInput = false;
+    let scheduled = false;
+    let running = false;
+    let ended = false;
+    // The engine has paused once: each run from then on rewinds its stack.
+    let resumable = false;
+
+    // A turn of the event loop without the 4 ms a nested setTimeout costs.
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      scheduled = false;
+      run();
+    };
+    const later = () => {
+      if (!scheduled) {
+        scheduled = true;
+        channel.port2.postMessage(0);
+      }
+    };
+
+    const bytes = (ptr, len) => new Uint8Array(exports.memory.buffer, ptr, len);
+
+    const imports = {
+      dammer: {
+        now_ms: () => performance.now(),
+        write: (ptr, len) => onLine(decoder.decode(bytes(ptr, len))),
+        take: (ptr, cap) => {
+          if (input.length === 0) return -1;
+          const line = encoder.encode(input[0]);
+          if (line.length > cap) return line.length;
+          bytes(ptr, line.length).set(line);
+          input.shift();
+          return line.length;
+        },
+        pause: (wait) => {
+          // A module built without Asyncify cannot pause: it runs through.
+          if (!exports.asyncify_start_unwind) return;
+          if (rewinding) {
+            // Back where the engine paused: it goes on.
+            exports.asyncify_stop_rewind();
+            rewinding = false;
+            return;
+          }
+          const header = new Int32Array(exports.memory.buffer, buffer, 2);
+          header[0] = buffer + 8;
+          header[1] = buffer + ASYNCIFY_BYTES;
+          waitingForInput = wait !== 0;
+          exports.asyncify_start_unwind(buffer);
+        },
+      },
+    };
+
+    // Runs the engine until it pauses (or ends).
+    function run() {
+      if (ended || running || exports === null) return;
+      running = true;
+      if (resumable) {
+        rewinding = true;
+        exports.asyncify_start_rewind(buffer);
+      }
+      try {
+        exports.dammer_hub();
+      } catch (e) {
+        ended = true;
+        onLine('error message="the engine stopped: ' + String(e).replace(/"/g, "'") + '"');
+        if (onExit) onExit(e);
+        return;
+      } finally {
+        running = false;
+      }
+      if (exports.asyncify_get_state() === UNWINDING) {
+        exports.asyncify_stop_unwind();
+        resumable = true;
+        if (!waitingForInput || input.length > 0) later();
+      } else {
+        ended = true;
+        if (onExit) onExit(null);
+      }
+    }
+
+    WebAssembly.instantiate(wasmBytes, imports).then((result) => {
+      exports = (result.instance || result).exports;
+      buffer = exports.dammer_asyncify_buffer(ASYNCIFY_BYTES);
+      run();
+    }, (e) => {
+      ended = true;
+      onLine('error message="cannot load the engine: ' + String(e).replace(/"/g, "'") + '"');
+      if (onExit) onExit(e);
+    });
+
+    return {
+      // One protocol line (or several, one per line of the text).
+      send(text) {
+        for (const line of String(text).split(/\r?\n/)) {
+          if (line.trim() !== '') input.push(line);
+        }
+        if (waitingForInput) {
+          waitingForInput = false;
+          later();
+        }
+      },
+    };
+  }
+
+  root.DammerEngine = DammerEngine;
+  if (typeof module !== 'undefined' && module.exports) module.exports = DammerEngine;
+
+  // In a worker: the page's messages in, the engine's lines out.
+  if (typeof importScripts === 'function' && typeof postMessage === 'function') {
+    const pending = [];
+    let engine = null;
+    self.onmessage = (e) => {
+      if (engine) engine.send(e.data);
+      else pending.push(e.data);
+    };
+    const url = new URL(root.DAMMER_WASM || 'dammer.wasm', self.location.href);
+    fetch(url)
+      .then((r) => {
+        if (!r.ok) throw new Error(url + ': ' + r.status + ' ' + r.statusText);
+        return r.arrayBuffer();
+      })
+      .then((bytes) => {
+        engine = DammerEngine(bytes, (line) => postMessage(line), () => {});
+        for (const line of root.DAMMER_FIRST_LINES || []) engine.send(line);
+        for (const text of pending) engine.send(text);
+        pending.length = 0;
+      })
+      .catch((e) => postMessage('error message="cannot load the engine: ' + String(e).replace(/"/g, "'") + '"'));
+  }
+})(typeof self !== 'undefined' ? self : globalThis);
