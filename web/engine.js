@@ -131,6 +131,13 @@
     };
   }
 
+  // The build for this browser: with SIMD128 where it runs (a function that
+  // returns a v128, i8x16.splat and i8x16.popcnt: wasm-feature-detect's
+  // probe), else the one without.
+  DammerEngine.moduleFile = () => WebAssembly.validate(new Uint8Array([
+    0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+  ])) ? 'dammer.wasm' : 'dammer-nosimd.wasm';
+
   root.DammerEngine = DammerEngine;
   if (typeof module !== 'undefined' && module.exports) module.exports = DammerEngine;
 
@@ -142,7 +149,7 @@
       if (engine) engine.send(e.data);
       else pending.push(e.data);
     };
-    const url = new URL(root.DAMMER_WASM || 'dammer.wasm', self.location.href);
+    const url = new URL(root.DAMMER_WASM || DammerEngine.moduleFile(), self.location.href);
     fetch(url)
       .then((r) => {
         if (!r.ok) throw new Error(url + ': ' + r.status + ' ' + r.statusText);

@@ -8,4 +8,4 @@ mod session;
 
 pub use hosted::run_hosted;
 pub use protocol::{quote, Message};
-pub use session::run;
+pub use session::{game_of, run};

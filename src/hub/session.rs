@@ -228,6 +228,28 @@ impl Level {
     }
 }
 
+/// The game a `pos` line describes (`pos=` a FEN or Scan's 51 characters,
+/// or the start; `wolf=` Frisian's king runs there; `moves=` played from
+/// it), under `variant` and `rules`.
+pub fn game_of(msg: &Message, variant: Variant, rules: DrawRules) -> Result<Game, String> {
+    let start = match msg.get("pos") {
+        None | Some("start" | "") => Position::start(),
+        Some(p) => Position::parse(p).map_err(|e| format!("bad position: {e}"))?,
+    };
+    let mut game = Game::with_variant(start, variant).with_draw_rules(rules);
+    if let Some(wolf) = msg.get("wolf").filter(|w| !w.trim().is_empty()) {
+        // Frisian's kings that moved in a row before this position.
+        let runs = KingRuns::from_wolf(wolf, &start).map_err(|e| format!("bad position: {e}"))?;
+        game = game.with_start_runs(runs).map_err(|e| format!("bad position: {e}"))?;
+    }
+    if let Some(moves) = msg.get("moves") {
+        for (i, m) in moves.split_whitespace().enumerate() {
+            game.play_text(m).map_err(|e| format!("illegal move {m} (move {} of moves=): {e}", i + 1))?;
+        }
+    }
+    Ok(game)
+}
+
 /// How a command meets a running search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Meets {
@@ -573,21 +595,7 @@ impl Hub {
             // A bare `pos` is a mistake, not a request for the start.
             return Err("pos needs pos=<position> (or start) and/or moves=\"...\"; position kept".into());
         }
-        let start = match msg.get("pos") {
-            None | Some("start" | "") => Position::start(),
-            Some(p) => Position::parse(p).map_err(|e| format!("bad position: {e}"))?,
-        };
-        let mut game = Game::with_variant(start, self.params.variant).with_draw_rules(self.params.draw_rules);
-        if let Some(wolf) = msg.get("wolf").filter(|w| !w.trim().is_empty()) {
-            // Frisian's kings that moved in a row before this position.
-            let runs = KingRuns::from_wolf(wolf, &start).map_err(|e| format!("bad position: {e}"))?;
-            game = game.with_start_runs(runs).map_err(|e| format!("bad position: {e}"))?;
-        }
-        if let Some(moves) = msg.get("moves") {
-            for (i, m) in moves.split_whitespace().enumerate() {
-                game.play_text(m).map_err(|e| format!("illegal move {m} (move {} of moves=): {e}", i + 1))?;
-            }
-        }
+        let game = game_of(msg, self.params.variant, self.params.draw_rules)?;
         self.game = game;
         self.level = Level::default();
         Ok(())

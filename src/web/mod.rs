@@ -10,6 +10,15 @@
 //! search gives the host its turn, the worker unwinds the stack into the
 //! buffer of [`dammer_asyncify_buffer`] and rewinds it afterwards
 //! (binaryen's Asyncify), so that the worker's event loop runs in between.
+//!
+//! The analysis page (`web/app.js`) also asks the rules of Dammer itself,
+//! through [`dammer_position`] on an instance of its own, rather than
+//! keeping a second copy of them in JavaScript.
+
+use crate::base::host::write_line;
+use crate::hub::{game_of, quote, Message};
+use crate::rules::game::DrawRules;
+use crate::rules::variant::Variant;
 
 /// Runs the Hub protocol on the host's lines until `quit`.
 #[no_mangle]
@@ -17,7 +26,7 @@ pub extern "C" fn dammer_hub() {
     std::panic::set_hook(Box::new(|info| {
         // The one line a client can show; the worker then reports the trap.
         let msg = format!("internal error: {info}");
-        crate::base::host::write_line(&format!("error message={}", crate::hub::quote(&msg)));
+        write_line(&format!("error message={}", quote(&msg)));
     }));
     crate::hub::run_hosted();
 }
@@ -27,4 +36,33 @@ pub extern "C" fn dammer_hub() {
 #[no_mangle]
 pub extern "C" fn dammer_asyncify_buffer(size: usize) -> *mut u8 {
     Box::leak(vec![0u8; size].into_boxed_slice()).as_mut_ptr()
+}
+
+/// The position that the host's next input line describes, in the words of
+/// a Hub `pos` line with the variant: `variant=<v> pos=<FEN or Hub position>
+/// moves="..." wolf="..."`. Answers with one output line: `position
+/// hub=<side and 50 squares> fen=<FEN> result=<PDN result or *>
+/// moves="<every legal move, Hub notation>"`, or `error message=...`.
+#[no_mangle]
+pub extern "C" fn dammer_position() {
+    let request = crate::base::host::take_line().unwrap_or_default();
+    match position(&request) {
+        Ok(line) => write_line(&line),
+        Err(e) => write_line(&format!("error message={}", quote(&e))),
+    }
+}
+
+fn position(text: &str) -> Result<String, String> {
+    let msg = Message::parse(&format!("pos {text}"))?.ok_or("an empty request")?;
+    let variant = Variant::from_name(msg.get("variant").unwrap_or("normal")).map_err(|e| e.to_string())?;
+    let game = game_of(&msg, variant, DrawRules::Fmjd)?;
+    let legal: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
+    let pos = game.position();
+    Ok(format!(
+        "position hub={} fen={} result={} moves={}",
+        pos.to_hub(),
+        quote(&pos.to_fen()),
+        game.result().pdn(),
+        quote(&legal.join(" "))
+    ))
 }

@@ -334,11 +334,21 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     fn count_node(&mut self) {
-        self.nodes += 1;
-        self.unpublished += 1;
+        self.count_leaf_node();
         if self.unpublished >= self.check_every {
             self.check_limits();
         }
+    }
+
+    /// Counts a node of capture resolution, whose short lines leave the
+    /// limits to the next node of the main search: in a browser, what can
+    /// reach the host's pause is instrumented to unwind (binaryen's
+    /// Asyncify, web/build.sh), and capture resolution with the evaluation
+    /// below it stays out of that.
+    #[inline]
+    fn count_leaf_node(&mut self) {
+        self.nodes += 1;
+        self.unpublished += 1;
     }
 
     /// Iterative deepening up to `max_depth`; returns the last completed

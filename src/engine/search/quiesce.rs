@@ -84,7 +84,7 @@ impl Searcher<'_> {
             if self.own_moves {
                 self.runs[ply + 1] = self.runs[ply].after(pos, &m);
             }
-            self.count_node();
+            self.count_leaf_node();
             if self.stopped {
                 break;
             }
