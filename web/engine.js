@@ -34,18 +34,34 @@
     // The engine has paused once: each run from then on rewinds its stack.
     let resumable = false;
 
-    // A turn of the event loop without the 4 ms a nested setTimeout costs.
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      scheduled = false;
-      run();
-    };
-    const later = () => {
-      if (!scheduled) {
-        scheduled = true;
-        channel.port2.postMessage(0);
-      }
-    };
+    // A turn of the event loop: in a browser a message to ourselves (a
+    // nested setTimeout would cost 4 ms); under node setImmediate, which
+    // runs after pending input (node delivers a port's messages in one go,
+    // so that one posted from each would shut input out).
+    let later;
+    if (typeof setImmediate === 'function') {
+      later = () => {
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(() => {
+            scheduled = false;
+            run();
+          });
+        }
+      };
+    } else {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        scheduled = false;
+        run();
+      };
+      later = () => {
+        if (!scheduled) {
+          scheduled = true;
+          channel.port2.postMessage(0);
+        }
+      };
+    }
 
     const bytes = (ptr, len) => new Uint8Array(exports.memory.buffer, ptr, len);
 
