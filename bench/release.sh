@@ -33,16 +33,7 @@ OUT=${1:-target/release-archives}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
-need_debian() { # command package...
-    local cmd=$1; shift
-    command -v "$cmd" > /dev/null && return 0
-    if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > /dev/null
-    else
-        echo "$cmd is missing: install Debian's $*" >&2
-        exit 1
-    fi
-}
+source bench/debian.sh
 
 TARGETS=(x86_64-pc-windows-gnu x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
 installed=$(rustup target list --installed)

