@@ -11,6 +11,10 @@
 // until a line arrives. Lines that arrive before the engine has loaded
 // wait and run in order.
 //
+// The endgame tables (dammer-tables.bin.gz, beside the module) are fetched
+// at the same time; the engine starts without them and takes them for the
+// first search after they have arrived.
+//
 // Also usable outside a worker (node, tests): DammerEngine(bytes, onLine)
 // returns {send(line)}.
 
@@ -123,9 +127,19 @@
       }
     }
 
+    // Endgame tables (a pack) waiting for the module to load.
+    let tables = null;
+    const deliverTables = () => {
+      const ptr = exports.dammer_tables_room(tables.length);
+      bytes(ptr, tables.length).set(tables);
+      exports.dammer_tables_written();
+      tables = null;
+    };
+
     WebAssembly.instantiate(wasmBytes, imports).then((result) => {
       exports = (result.instance || result).exports;
       buffer = exports.dammer_asyncify_buffer(ASYNCIFY_BYTES);
+      if (tables !== null) deliverTables();
       run();
     }, (e) => {
       ended = true;
@@ -134,6 +148,13 @@
     });
 
     return {
+      // Endgame tables (a Uint8Array holding a pack: dammer egdb pack),
+      // which the engine takes for its next search. The engine may be
+      // paused meanwhile: these exports touch nothing of its stack.
+      tables(pack) {
+        tables = pack;
+        if (exports !== null && !ended) deliverTables();
+      },
       // One protocol line (or several, one per line of the text).
       send(text) {
         for (const line of String(text).split(/\r?\n/)) {
@@ -154,6 +175,20 @@
     0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
   ])) ? 'dammer.wasm' : 'dammer-nosimd.wasm';
 
+  // The bytes of a pack of endgame tables fetched from `url`, unpacked if
+  // gzipped (a server may also have unpacked it already); null where
+  // there are none.
+  DammerEngine.fetchTables = (url) => fetch(url)
+    .then((r) => (r.ok ? r.arrayBuffer() : null))
+    .then((buffer) => {
+      if (buffer === null) return null;
+      const head = new Uint8Array(buffer, 0, Math.min(2, buffer.byteLength));
+      if (head[0] !== 0x1f || head[1] !== 0x8b) return new Uint8Array(buffer);
+      const stream = new Blob([buffer]).stream().pipeThrough(new DecompressionStream('gzip'));
+      return new Response(stream).arrayBuffer().then((b) => new Uint8Array(b));
+    })
+    .catch(() => null);
+
   root.DammerEngine = DammerEngine;
   if (typeof module !== 'undefined' && module.exports) module.exports = DammerEngine;
 
@@ -166,6 +201,10 @@
       else pending.push(e.data);
     };
     const url = new URL(root.DAMMER_WASM || DammerEngine.moduleFile(), self.location.href);
+    // The tables come beside the engine, which starts without them
+    // (DAMMER_TABLES: another file, or null for none).
+    const name = root.DAMMER_TABLES === undefined ? 'dammer-tables.bin.gz' : root.DAMMER_TABLES;
+    const tables = name === null ? Promise.resolve(null) : DammerEngine.fetchTables(new URL(name, url));
     fetch(url)
       .then((r) => {
         if (!r.ok) throw new Error(url + ': ' + r.status + ' ' + r.statusText);
@@ -176,6 +215,7 @@
         for (const line of root.DAMMER_FIRST_LINES || []) engine.send(line);
         for (const text of pending) engine.send(text);
         pending.length = 0;
+        tables.then((pack) => { if (pack !== null) engine.tables(pack); });
       })
       .catch((e) => postMessage('error message="cannot load the engine: ' + String(e).replace(/"/g, "'") + '"'));
   }

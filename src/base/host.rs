@@ -15,6 +15,8 @@
 //!   line is waiting. The call suspends the engine's stack and resumes it
 //!   (binaryen's Asyncify instruments the module for that), so that a
 //!   search goes on where it was.
+//!
+//! The host may also deliver endgame tables it fetched ([`deliver_tables`]).
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod imports {
@@ -94,4 +96,22 @@ pub fn pause(until_input: bool) {
     };
     #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     let _ = until_input;
+}
+
+thread_local! {
+    /// Endgame tables the host delivered that the front end has not taken.
+    static TABLES: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Hands the front end endgame tables that the host fetched (a pack of
+/// table files, `engine::egdb::Pack`): a browser downloads them beside the
+/// engine, and the engine takes them for its next search.
+pub fn deliver_tables(pack: Vec<u8>) {
+    TABLES.with_borrow_mut(|t| *t = Some(pack));
+}
+
+/// The tables the host delivered since the last call, if any (never, where
+/// tables are read from the system's files).
+pub fn take_tables() -> Option<Vec<u8>> {
+    TABLES.with_borrow_mut(Option::take)
 }

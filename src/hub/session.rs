@@ -18,7 +18,7 @@ use crate::base::host;
 use crate::base::lines::{read_line, Line};
 use crate::base::paths::resolve;
 use crate::engine::book::{Book, BookPolicy};
-use crate::engine::egdb::{self, Pieces, Tables};
+use crate::engine::egdb::{self, Pack, Pieces, Tables};
 use crate::engine::eval::Evaluation;
 use crate::engine::options::{
     self, OptionError, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS,
@@ -98,7 +98,8 @@ struct Params {
     eval: String,
     /// Weights file of the learned evaluation ("" = the embedded weights).
     weights: String,
-    /// Directory of the endgame tables ("" = none).
+    /// Directory of the endgame tables ("" = those the host delivered, if
+    /// any).
     bb_path: String,
     /// Most pieces to probe the tables for (0 = do not probe).
     bb_size: usize,
@@ -302,6 +303,9 @@ pub(super) struct Hub {
     evaluation: Evaluation,
     /// The endgame tables the parameters select.
     egdb: Option<Arc<Tables>>,
+    /// Tables the host delivered ([`host::deliver_tables`]: a browser's
+    /// download), used when `bb-path` is empty.
+    pack: Option<Pack>,
     /// `bb-path` or `bb-size` changed since the tables were loaded.
     tables_stale: bool,
     /// `bb-size` was set by the client (not the default).
@@ -354,6 +358,7 @@ impl Hub {
             pondering: false,
             evaluation: Evaluation::default(),
             egdb: None,
+            pack: None,
             tables_stale: false,
             bb_size_set: false,
             book: Some(Arc::new(Book::embedded())),
@@ -366,6 +371,15 @@ impl Hub {
 
     /// The engine, created or reconfigured to the declared parameters.
     fn engine(&mut self) -> &mut Engine {
+        if let Some(bytes) = host::take_tables() {
+            match Pack::from_bytes(bytes, "the downloaded endgame tables") {
+                Ok(pack) => {
+                    self.pack = Some(pack);
+                    self.tables_stale = true;
+                }
+                Err(e) => error(&format!("{e}; ignored")),
+            }
+        }
         if self.tables_stale {
             self.tables_stale = false;
             if let Err(e) = self.load_tables() {
@@ -557,30 +571,40 @@ impl Hub {
         Ok(())
     }
 
-    /// Loads the tables `bb-path` and `bb-size` name, by the engine's one
-    /// loading policy ([`egdb::open`]): the default `bb-size` takes every
-    /// complete piece count up to it, a `bb-size` the client set is what it
-    /// asked for. A missing or damaged table limits the piece count (a
-    /// damaged 2-piece one leaves the engine without tables). Either way the
-    /// engine plays on, and one message says what it uses and what is wrong.
+    /// Loads the tables `bb-path` (else those the host delivered) and
+    /// `bb-size` name, by the engine's one loading policy ([`egdb::open`]):
+    /// the default `bb-size` takes every complete piece count up to it, a
+    /// `bb-size` the client set is what it asked for. A missing or damaged
+    /// table limits the piece count (a damaged 2-piece one leaves the
+    /// engine without tables). Either way the engine plays on, and one
+    /// message says what it uses and what is wrong.
     fn load_tables(&mut self) -> Result<(), String> {
         self.egdb = None;
-        if self.params.bb_path.is_empty() || self.params.bb_size < 2 {
+        if self.params.bb_size < 2 {
             return Ok(());
         }
-        let dir = &resolve(std::path::Path::new(&self.params.bb_path));
         let pieces = if self.bb_size_set {
             Pieces::Exactly(self.params.bb_size)
         } else {
             Pieces::UpTo(self.params.bb_size)
         };
-        let opened = egdb::open(dir, pieces).map_err(|e| format!("{e}; playing without endgame tables"))?;
+        let dir;
+        let source: &dyn egdb::Source = match (self.params.bb_path.as_str(), &self.pack) {
+            ("", None) => return Ok(()),
+            ("", Some(pack)) => pack,
+            (path, _) => {
+                dir = resolve(std::path::Path::new(path));
+                &dir
+            }
+        };
+        let opened =
+            egdb::open(source, pieces).map_err(|e| format!("{e}; playing without endgame tables"))?;
         let tables = opened.tables;
         log::info!(
             "endgame tables: {} tables, up to {} pieces, from {}",
             tables.len(),
             tables.max_pieces(),
-            dir.display()
+            source.describe()
         );
         self.egdb = Some(Arc::new(tables));
         if opened.notes.is_empty() {
@@ -801,6 +825,34 @@ pub fn run() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tables the host delivers (a browser's download) serve the next
+    /// search while `bb-path` is empty, by the `bb-size` policy; a damaged
+    /// delivery is refused and the tables in use stay.
+    #[test]
+    fn delivered_tables_serve_the_next_search() {
+        use crate::engine::egdb::{Signature, Table, Wdl};
+        let tables: Vec<Table> = Signature::all(2)
+            .into_iter()
+            .map(|sig| Table::compress(sig, sig.size(), |_| Some(Wdl::Draw)))
+            .collect();
+        let mut hub = Hub::new(None);
+        hub.engine();
+        assert!(hub.egdb.is_none());
+        host::deliver_tables(Pack::write(&tables));
+        hub.engine();
+        assert_eq!(hub.egdb.as_ref().map(|t| t.max_pieces()), Some(2));
+        assert!(hub.handle_line("set-param name=bb-size value=0"));
+        hub.engine();
+        assert!(hub.egdb.is_none());
+        assert!(hub.handle_line("set-param name=bb-size value=2"));
+        hub.engine();
+        assert_eq!(hub.egdb.as_ref().map(|t| t.max_pieces()), Some(2));
+        host::deliver_tables(b"not a pack".to_vec());
+        hub.engine();
+        assert!(hub.pack.is_some());
+        assert_eq!(hub.egdb.as_ref().map(|t| t.max_pieces()), Some(2));
+    }
 
     #[test]
     fn tt_size_matches_hash() {

@@ -11,6 +11,9 @@
 //! buffer of [`dammer_asyncify_buffer`] and rewinds it afterwards
 //! (binaryen's Asyncify), so that the worker's event loop runs in between.
 //!
+//! The worker hands the engine the endgame tables it fetched through
+//! [`dammer_tables_room`] and [`dammer_tables_written`].
+//!
 //! The analysis page (`web/app.js`) also asks the rules of Dammer itself,
 //! through [`dammer_position`] on an instance of its own, rather than
 //! keeping a second copy of them in JavaScript.
@@ -36,6 +39,30 @@ pub extern "C" fn dammer_hub() {
 #[no_mangle]
 pub extern "C" fn dammer_asyncify_buffer(size: usize) -> *mut u8 {
     Box::leak(vec![0u8; size].into_boxed_slice()).as_mut_ptr()
+}
+
+thread_local! {
+    /// The endgame tables the worker is writing (see [`dammer_tables_room`]).
+    static ROOM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Memory for `len` bytes of endgame tables (a pack, `dammer egdb pack`),
+/// which the worker fetches beside the module: its address. The worker
+/// writes the pack there, then calls [`dammer_tables_written`]; the engine
+/// takes the tables at its next search. The worker may call both while the
+/// engine is paused.
+#[no_mangle]
+pub extern "C" fn dammer_tables_room(len: usize) -> *mut u8 {
+    ROOM.with_borrow_mut(|room| {
+        *room = vec![0; len];
+        room.as_mut_ptr()
+    })
+}
+
+/// The pack in [`dammer_tables_room`]'s memory is complete.
+#[no_mangle]
+pub extern "C" fn dammer_tables_written() {
+    crate::base::host::deliver_tables(ROOM.take());
 }
 
 /// The position that the host's next input line describes, in the words of

@@ -452,3 +452,33 @@ fn hub_parameters_load_tables_and_scores_use_the_database_band() {
     assert!(errors[0].contains("/nonexistent/tables"), "{}", errors[0]);
     assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
 }
+
+/// `dammer egdb pack` writes the tables as the browser build downloads
+/// them: every table of the piece count asked for, each probing as its
+/// file does.
+#[test]
+fn a_pack_of_the_tables_probes_as_the_files_do() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("egdb-pack-{}", std::process::id()));
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_dammer"))
+        .args(["egdb", "pack", "--pieces", "3", "--dir"])
+        .arg(table_dir())
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let pack = egdb::Pack::from_bytes(std::fs::read(&out).unwrap(), "pack").unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(egdb::complete_pieces(&pack), 3);
+    let opened = egdb::open(&pack, egdb::Pieces::UpTo(egdb::MAX_PIECES)).unwrap();
+    assert!(opened.notes.is_empty(), "{:?}", opened.notes);
+    let packed = opened.tables;
+    assert_eq!(packed.used().count(), Signature::all(3).len());
+    for sig in Signature::all(3) {
+        for pos in positions(sig, Color::White).chain(positions(sig, Color::Black)) {
+            assert_eq!(packed.probe(&pos), tables().probe(&pos), "{pos}");
+        }
+    }
+    // Four pieces are beyond the pack: no answer rather than a guess.
+    assert_eq!(packed.probe(&Position::parse("W:WK46,30:B6,7").unwrap()), None);
+}

@@ -37,6 +37,31 @@ web/build.sh target/web
 echo "-- the module under node as a Hub engine"
 python3 tests/release/hub_session.py node tests/web/hub.js target/web/dammer.wasm
 
+echo "-- the module under node with the endgame tables: a 4-piece win scored from them"
+# W:WK46,30:B6,7, which a depth-12 search without tables scores as about 4.
+python3 - <<'PY'
+import re, subprocess, sys
+engine = subprocess.Popen(
+    ["node", "tests/web/hub.js", "target/web/dammer.wasm", "--tables", "target/web/dammer-tables.bin.gz"],
+    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+engine.stdin.write("hub\ninit\npos pos=WeeeeebbeeeeeeeeeeeeeeeeeeeeeeweeeeeeeeeeeeeeeWeeee\n"
+                   "level depth=12\ngo analyze\n")
+engine.stdin.flush()
+last = ""
+for line in engine.stdout:
+    if line.startswith("info"):
+        last = line.strip()
+    if line.startswith("done"):
+        break
+engine.stdin.write("quit\n")
+engine.stdin.close()
+engine.wait(timeout=30)
+print(last)
+score = re.search(r"score=(\S+)", last)
+if not score or float(score.group(1)) < 80:
+    sys.exit("FAIL: not scored from the endgame tables")
+PY
+
 echo "-- Chromium: lidraughts' client, four variants"
 node tests/web/browser.js lidraughts --stops "$stops"
 

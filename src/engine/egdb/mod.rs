@@ -370,6 +370,13 @@ pub enum EgdbError {
         /// What is wrong with it.
         reason: String,
     },
+    /// Bytes that are not a readable [`Pack`].
+    BadPack {
+        /// How the pack is named.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A piece count outside what the tables index.
     Pieces(usize),
     /// A table needed to generate another is missing.
@@ -385,6 +392,9 @@ impl fmt::Display for EgdbError {
         match self {
             EgdbError::Io(e) => write!(f, "{e}"),
             EgdbError::Corrupt { path, reason } => write!(f, "{path}: not a usable endgame table ({reason})"),
+            EgdbError::BadPack { name, reason } => {
+                write!(f, "{name}: not a usable pack of endgame tables ({reason})")
+            }
             EgdbError::Pieces(n) => write!(f, "{n} pieces: endgame tables index 2 to {MAX_PIECES} pieces"),
             EgdbError::Missing(s) => {
                 write!(f, "the table {s} is missing (generate the smaller tables first)")
@@ -568,6 +578,160 @@ impl Table {
     }
 }
 
+/// Where tables are read from: a directory of table files, or a [`Pack`]
+/// of them in memory (what a browser downloads in one piece).
+pub trait Source {
+    /// How messages name it.
+    fn describe(&self) -> String;
+    /// Whether it has a table for `sig` (by name only: [`Source::read`]
+    /// checks the table itself).
+    fn has(&self, sig: &Signature) -> bool;
+    /// The table of `sig`, checked; `Ok(None)` if there is none.
+    fn read(&self, sig: Signature) -> Result<Option<Table>, EgdbError>;
+    /// An error if there is nothing to read from at all.
+    fn check(&self) -> Result<(), EgdbError> {
+        Ok(())
+    }
+}
+
+impl Source for Path {
+    fn describe(&self) -> String {
+        self.display().to_string()
+    }
+
+    fn has(&self, sig: &Signature) -> bool {
+        self.join(sig.file_name()).is_file()
+    }
+
+    fn read(&self, sig: Signature) -> Result<Option<Table>, EgdbError> {
+        Table::read(self, sig)
+    }
+
+    fn check(&self) -> Result<(), EgdbError> {
+        match self.is_dir() {
+            true => Ok(()),
+            false => Err(EgdbError::Io(format!("{}: no such directory", self.display()))),
+        }
+    }
+}
+
+impl Source for PathBuf {
+    fn describe(&self) -> String {
+        self.as_path().describe()
+    }
+
+    fn has(&self, sig: &Signature) -> bool {
+        self.as_path().has(sig)
+    }
+
+    fn read(&self, sig: Signature) -> Result<Option<Table>, EgdbError> {
+        self.as_path().read(sig)
+    }
+
+    fn check(&self) -> Result<(), EgdbError> {
+        self.as_path().check()
+    }
+}
+
+const PACK_MAGIC: &[u8; 8] = b"DAMMERTP";
+const PACK_VERSION: u32 = 1;
+
+/// Table files in one piece, as `dammer egdb pack` writes them: `DAMMERTP`,
+/// the format version (u32), the number of tables (u32), then each table's
+/// file: its length (u64) and its bytes, checked as a file is (checksum and
+/// all) when the table is read.
+#[derive(Clone, Debug)]
+pub struct Pack {
+    name: String,
+    bytes: Vec<u8>,
+    /// Each table's signature and where its file lies in `bytes`.
+    files: Vec<(Signature, std::ops::Range<usize>)>,
+}
+
+impl Pack {
+    /// The pack of `tables`' files.
+    pub fn write<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Vec<u8> {
+        let files: Vec<Vec<u8>> = tables.into_iter().map(Table::to_bytes).collect();
+        let mut out = Vec::with_capacity(16 + files.iter().map(|f| f.len() + 8).sum::<usize>());
+        out.extend_from_slice(PACK_MAGIC);
+        out.extend_from_slice(&PACK_VERSION.to_le_bytes());
+        out.extend_from_slice(&(files.len() as u32).to_le_bytes());
+        for f in &files {
+            out.extend_from_slice(&(f.len() as u64).to_le_bytes());
+            out.extend_from_slice(f);
+        }
+        out
+    }
+
+    /// Reads a pack's framing (the tables are checked as they are read),
+    /// naming it `name` in messages.
+    pub fn from_bytes(bytes: Vec<u8>, name: &str) -> Result<Pack, EgdbError> {
+        let bad = |reason: &str| EgdbError::BadPack { name: name.to_string(), reason: reason.to_string() };
+        if bytes.len() < 16 || &bytes[..8] != PACK_MAGIC {
+            return Err(bad("no pack header"));
+        }
+        let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap_or([0; 4]));
+        let version = u32_at(8);
+        if version != PACK_VERSION {
+            return Err(bad(&format!("pack version {version}, this build reads {PACK_VERSION}")));
+        }
+        let count = u32_at(12) as usize;
+        let mut files = Vec::with_capacity(count.min(1024));
+        let mut at = 16;
+        for _ in 0..count {
+            let len = bytes
+                .get(at..at + 8)
+                .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+                .ok_or_else(|| bad("truncated"))?;
+            let start = at + 8;
+            let end =
+                usize::try_from(len).ok().and_then(|l| start.checked_add(l)).filter(|&e| e <= bytes.len());
+            let end = end.ok_or_else(|| bad("truncated"))?;
+            if end - start < HEADER {
+                return Err(bad("a table without its header"));
+            }
+            let sig = Signature {
+                us_men: bytes[start + 12],
+                us_kings: bytes[start + 13],
+                them_men: bytes[start + 14],
+                them_kings: bytes[start + 15],
+            };
+            files.push((sig, start..end));
+            at = end;
+        }
+        if at != bytes.len() {
+            return Err(bad("bytes after the last table"));
+        }
+        Ok(Pack { name: name.to_string(), bytes, files })
+    }
+
+    /// Its size in bytes.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether it holds no table.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+impl Source for Pack {
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+
+    fn has(&self, sig: &Signature) -> bool {
+        self.files.iter().any(|(s, _)| s == sig)
+    }
+
+    fn read(&self, sig: Signature) -> Result<Option<Table>, EgdbError> {
+        let Some((_, range)) = self.files.iter().find(|(s, _)| *s == sig) else { return Ok(None) };
+        let path = format!("{}: {}", self.name, sig.file_name());
+        Table::from_bytes(&self.bytes[range.clone()], &path).map(Some)
+    }
+}
+
 /// A set of tables, probed with captures resolved.
 #[derive(Debug, Default)]
 pub struct Tables {
@@ -584,23 +748,24 @@ impl Tables {
         Tables::default()
     }
 
-    /// Loads every table of up to `max_pieces` pieces found in `dir`.
+    /// Loads every table of up to `max_pieces` pieces found in `src`.
     /// Returns the set and the signatures whose file is missing. A damaged
     /// or unreadable file is left out and named in [`Tables::damaged`]: it
     /// costs its piece count and those above, not the rest. Probes beyond
     /// the complete piece counts return `None`.
-    pub fn load(dir: &Path, max_pieces: usize) -> Result<(Tables, Vec<Signature>), EgdbError> {
+    pub fn load<S: Source + ?Sized>(
+        src: &S,
+        max_pieces: usize,
+    ) -> Result<(Tables, Vec<Signature>), EgdbError> {
         if max_pieces > MAX_PIECES {
             return Err(EgdbError::Pieces(max_pieces));
         }
-        if !dir.is_dir() {
-            return Err(EgdbError::Io(format!("{}: no such directory", dir.display())));
-        }
+        src.check()?;
         let mut tables = Tables::new();
         let mut missing = Vec::new();
         let mut unusable = Vec::new();
         for sig in Signature::all(max_pieces) {
-            match Table::read(dir, sig) {
+            match src.read(sig) {
                 Ok(Some(t)) => tables.insert(t),
                 Ok(None) => missing.push(sig),
                 Err(e) => {
@@ -650,6 +815,12 @@ impl Tables {
     /// Whether no table is held.
     pub fn is_empty(&self) -> bool {
         self.tables.iter().all(Option::is_none)
+    }
+
+    /// The tables probes use (those of up to [`Tables::max_pieces`]
+    /// pieces).
+    pub fn used(&self) -> impl Iterator<Item = &Table> {
+        self.tables.iter().flatten().map(|t| &**t).filter(|t| t.sig.pieces() <= self.max_pieces)
     }
 
     /// Total compressed size in bytes.
@@ -729,14 +900,12 @@ impl Tables {
     }
 }
 
-/// The largest piece count for which `dir` has a file for every table (by
-/// file names only; loading checks the files themselves). 0 if not even
-/// the 2-piece tables are there.
-pub fn complete_pieces(dir: &Path) -> usize {
+/// The largest piece count for which `src` has every table (by file names
+/// only; loading checks the tables themselves). 0 if not even the 2-piece
+/// tables are there.
+pub fn complete_pieces<S: Source + ?Sized>(src: &S) -> usize {
     (2..=MAX_PIECES)
-        .take_while(|&n| {
-            Signature::all(n).iter().all(|s| s.pieces() < n || dir.join(s.file_name()).is_file())
-        })
+        .take_while(|&n| Signature::all(n).iter().all(|s| s.pieces() < n || src.has(s)))
         .last()
         .unwrap_or(0)
 }
@@ -762,11 +931,12 @@ pub struct Opened {
     pub notes: Vec<String>,
 }
 
-/// The one loading policy of the command line, the Hub front end and the
-/// tools: load the complete piece counts of `dir` that `pieces` allows. A
-/// missing directory or not even the 2-piece tables is an error; a missing
-/// table, or a damaged one (named in the note), only lowers the count used.
-pub fn open(dir: &Path, pieces: Pieces) -> Result<Opened, EgdbError> {
+/// The one loading policy of the command line, the Hub front end, the
+/// browser and the tools: load the complete piece counts of `src` that
+/// `pieces` allows. A missing directory or not even the 2-piece tables is
+/// an error; a missing table, or a damaged one (named in the note), only
+/// lowers the count used.
+pub fn open<S: Source + ?Sized>(src: &S, pieces: Pieces) -> Result<Opened, EgdbError> {
     let limit = match pieces {
         Pieces::UpTo(n) | Pieces::Exactly(n) => n,
     };
@@ -777,18 +947,18 @@ pub fn open(dir: &Path, pieces: Pieces) -> Result<Opened, EgdbError> {
     // complete count in it and loads nothing, which still checks it).
     // By file names first: `UpTo` never reads the tables of an incomplete
     // piece count (they can be large and would never be probed).
-    let present = |s: &Signature| dir.join(s.file_name()).is_file();
+    let present = |s: &Signature| src.has(s);
     let load_to = match pieces {
         Pieces::Exactly(n) => n,
-        Pieces::UpTo(n) => complete_pieces(dir).min(n),
+        Pieces::UpTo(n) => complete_pieces(src).min(n),
     };
-    let (tables, _) = Tables::load(dir, load_to)?;
+    let (tables, _) = Tables::load(src, load_to)?;
     let used = tables.max_pieces();
     let damaged: Vec<String> = tables.damaged().iter().map(|e| format!("{e}: left out")).collect();
     if used < 2 {
         return Err(match tables.damaged().first() {
             Some(e) => e.clone(),
-            None => EgdbError::NoCompleteSet(dir.display().to_string()),
+            None => EgdbError::NoCompleteSet(src.describe()),
         });
     }
     let wanted = match pieces {
@@ -799,10 +969,10 @@ pub fn open(dir: &Path, pieces: Pieces) -> Result<Opened, EgdbError> {
     };
     let absent = Signature::all(wanted).iter().filter(|s| !present(s)).count();
     let shortfall = (used < wanted).then(|| match absent {
-        0 => format!("using endgame tables up to {used} pieces of the {wanted} in {}", dir.display()),
+        0 => format!("using endgame tables up to {used} pieces of the {wanted} in {}", src.describe()),
         n => format!(
             "{n} of the endgame tables up to {wanted} pieces are missing in {}: using up to {used} pieces",
-            dir.display()
+            src.describe()
         ),
     });
     let notes = damaged.into_iter().chain(shortfall).collect();
@@ -869,6 +1039,50 @@ mod tests {
         assert!(matches!(Table::from_bytes(&bad, "t"), Err(EgdbError::Corrupt { .. })));
         assert!(Table::from_bytes(&bytes[..bytes.len() - 1], "t").is_err());
         assert!(Table::from_bytes(b"hello", "t").is_err());
+    }
+
+    /// A pack holds table files as a directory does: the same loading
+    /// policy reads it, a damaged table in it is named and left out, and a
+    /// damaged pack is refused with its name.
+    #[test]
+    fn a_pack_is_read_as_a_directory_is() {
+        let value = |i: u64| Some([Wdl::Win, Wdl::Draw, Wdl::Loss][(i % 3) as usize]);
+        let two: Vec<Table> =
+            Signature::all(2).into_iter().map(|sig| Table::compress(sig, sig.size(), value)).collect();
+        let three = Signature { us_men: 2, us_kings: 0, them_men: 0, them_kings: 1 };
+        let mut tables: Vec<&Table> = two.iter().collect();
+        let extra = Table::compress(three, three.size(), value);
+        tables.push(&extra);
+        let bytes = Pack::write(tables.iter().copied());
+        let pack = Pack::from_bytes(bytes.clone(), "p").unwrap();
+        assert_eq!(complete_pieces(&pack), 2);
+        assert!(pack.has(&three) && !pack.has(&three.swapped()));
+        let opened = open(&pack, Pieces::UpTo(MAX_PIECES)).unwrap();
+        assert_eq!(opened.tables.max_pieces(), 2);
+        assert_eq!(opened.tables.used().count(), 4);
+        assert!(opened.notes.iter().any(|n| n.contains("missing in p")), "{:?}", opened.notes);
+        for t in &two {
+            let back = opened.tables.table(&t.signature()).unwrap();
+            assert_eq!((back.offsets.clone(), back.data.clone()), (t.offsets.clone(), t.data.clone()));
+        }
+        // Tables asked for by a pack of the tables in use: the same pack.
+        assert_eq!(Pack::write(opened.tables.used()), Pack::write(two.iter()));
+
+        // A damaged table: named, and its piece count left out.
+        let mut bad = bytes.clone();
+        let last = bad.len() - 20;
+        bad[last] ^= 1;
+        let opened = open(&Pack::from_bytes(bad, "p").unwrap(), Pieces::Exactly(3)).unwrap();
+        assert_eq!(opened.tables.max_pieces(), 2);
+        assert!(opened.notes.iter().any(|n| n.contains("p: 2m0k-0m1k.wdl")), "{:?}", opened.notes);
+        // A damaged pack: refused, named.
+        for bad in [b"DAMMERTP".to_vec(), bytes[..bytes.len() - 1].to_vec(), [&bytes[..], &[0]].concat()] {
+            let e = Pack::from_bytes(bad, "p").unwrap_err().to_string();
+            assert!(e.starts_with("p: "), "{e}");
+        }
+        let mut version = bytes.clone();
+        version[8] = 9;
+        assert!(Pack::from_bytes(version, "p").unwrap_err().to_string().contains("pack version 9"));
     }
 
     #[test]

@@ -44,6 +44,19 @@ pub enum EgdbCommand {
         #[arg(long, value_parser = crate::engine::options::threads)]
         threads: Option<usize>,
     },
+    /// Write the tables of --dir into one file, as the browser build
+    /// downloads them (web/build.sh).
+    Pack {
+        /// Directory of the table files.
+        #[arg(long)]
+        dir: std::path::PathBuf,
+        /// Most pieces to take (default: every complete piece count).
+        #[arg(long)]
+        pieces: Option<usize>,
+        /// The file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
     /// Print the table value of a position (FEN or Hub string) and of each
     /// of its moves.
     Probe {
@@ -113,6 +126,19 @@ pub fn run_cli(action: EgdbCommand) -> Result<(), String> {
                 (0, d) => Err(format!("{d} damaged table files")),
                 (e, d) => Err(format!("{e} inconsistent positions, {d} damaged table files")),
             }
+        }
+        EgdbCommand::Pack { dir, pieces, out } => {
+            let tables = load_tables(&dir, pieces)?;
+            let bytes = egdb::Pack::write(tables.used());
+            std::fs::write(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+            println!(
+                "{}: {} tables up to {} pieces, {} bytes",
+                out.display(),
+                tables.used().count(),
+                tables.max_pieces(),
+                bytes.len()
+            );
+            Ok(())
         }
         EgdbCommand::Probe { position, dir, pieces } => {
             let fen = position.given().ok_or("egdb probe needs a position (FEN or Hub string), or --fen")?;
