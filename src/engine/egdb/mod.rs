@@ -525,8 +525,7 @@ impl Table {
         if fnv1a(body) != u64::from_le_bytes(sum.try_into().unwrap_or([0; 8])) {
             return Err(bad("checksum mismatch: truncated or damaged"));
         }
-        let sig =
-            Signature { us_men: bytes[12], us_kings: bytes[13], them_men: bytes[14], them_kings: bytes[15] };
+        let sig = header_signature(bytes);
         if sig.pieces() > MAX_PIECES {
             return Err(bad("bad signature"));
         }
@@ -576,6 +575,12 @@ impl Table {
             Err(e) => Err(EgdbError::Io(format!("{}: {e}", path.display()))),
         }
     }
+}
+
+/// The signature a table file's header names (after the magic and the
+/// version); `bytes` holds at least the header.
+fn header_signature(bytes: &[u8]) -> Signature {
+    Signature { us_men: bytes[12], us_kings: bytes[13], them_men: bytes[14], them_kings: bytes[15] }
 }
 
 /// Where tables are read from: a directory of table files, or a [`Pack`]
@@ -690,29 +695,13 @@ impl Pack {
             if end - start < HEADER {
                 return Err(bad("a table without its header"));
             }
-            let sig = Signature {
-                us_men: bytes[start + 12],
-                us_kings: bytes[start + 13],
-                them_men: bytes[start + 14],
-                them_kings: bytes[start + 15],
-            };
-            files.push((sig, start..end));
+            files.push((header_signature(&bytes[start..end]), start..end));
             at = end;
         }
         if at != bytes.len() {
             return Err(bad("bytes after the last table"));
         }
         Ok(Pack { name: name.to_string(), bytes, files })
-    }
-
-    /// Its size in bytes.
-    pub fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    /// Whether it holds no table.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
     }
 }
 
