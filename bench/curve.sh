@@ -12,7 +12,8 @@
 # Usage: bench/curve.sh [-g GAMES] [-e EPOCHS] [-x ODDS] [-s PATTERN] [-n] DATA N HELDOUT WORK
 #   DATA     a self-play file (dammer selfplay)
 #   N        how many positions from its start: a number, or 12M, 25M, 100M...
-#   HELDOUT  positions of other games (dammer relabel), held out of every fit
+#   HELDOUT  positions of other games (dammer relabel), held out of every fit;
+#            - for none (the table then shows no held-out loss)
 #   WORK     a folder for the data cut, fits, PDNs and logs (out of git)
 #   -g  games a match (default 400)   -e  epochs a fit (default 6)
 #   -x  the pattern network's time odds (default 1.30, what its rows cost)
@@ -39,7 +40,7 @@ while getopts "g:e:x:s:n" opt; do
 done
 shift $((OPTIND - 1))
 if [ $# -ne 4 ]; then
-    sed -n '12,22p' "$0" >&2
+    sed -n '12,23p' "$0" >&2
     exit 2
 fi
 DATA=$1
@@ -49,7 +50,9 @@ case $2 in
     *M) N=$(( ${2%M} * 1000000 )) ;;
     *) N=$2 ;;
 esac
-for f in "$DATA" "$HELDOUT"; do
+HOLDOUT=()
+[ "$HELDOUT" = - ] || HOLDOUT=(--holdout "$HELDOUT")
+for f in "$DATA" "${HOLDOUT[@]:1}"; do
     [ -f "$f" ] || { echo "$f: no such file" >&2; exit 2; }
 done
 HAVE=$(( ($(stat -c %s "$DATA") - 8) / 32 ))
@@ -76,7 +79,7 @@ fit() { # fit NAME [tune options]
     shift
     [ -f "$P/$name.nn" ] && [ ! -f "$P/$name.nn.ckpt" ] && return
     "$BIN" tune "$P/data.bin" --layout nn --init src/engine/eval/nn.bin --w2-8bit --lambda 1.0 \
-        --epochs "$EPOCHS" --holdout "$HELDOUT" --out "$P/$name.nn" --resume "$@" 2>&1 | tee -a "$P/$name.fit.log"
+        --epochs "$EPOCHS" "${HOLDOUT[@]}" --out "$P/$name.nn" --resume "$@" 2>&1 | tee -a "$P/$name.fit.log"
     rm -f "$P/$name.nn.ckpt"
 }
 fit refit
