@@ -13,13 +13,11 @@
 #   setsid bench/curve-data.sh /work/data < /dev/null > /dev/null 2>&1 &
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -eq 1 ] || { sed -n '9,14p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '9,13p' "$0" >&2; exit 2; }
+. bench/lib.sh
 DIR=$1
 mkdir -p "$DIR/bin" "$DIR/div"
-if [ ! -x "$DIR/bin/dammer-d1" ]; then
-    cargo build --release --quiet
-    cp target/release/dammer "$DIR/bin/dammer-d1"
-fi
+[ -x "$DIR/bin/dammer-d1" ] || cp "$(install_runner target/curve)" "$DIR/bin/dammer-d1"
 play() { # play FILE GAMES [selfplay options]
     local out=$1 games=$2
     shift 2
