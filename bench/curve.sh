@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One point of the learning curve (docs/training.md, issue 70): the first N
-# positions of a self-play file fitted two ways from n6 (n6's shape, and
+# positions of a self-play file fitted two ways from n6 (bench/nets/n6.nn,
+# the network the curve starts from and is measured against; n6's shape, and
 # with pattern inputs), each scored on its validation games and on held-out
 # games against another engine, the data's coverage, and each fit against
 # n6 at 0.1 s a move; the pattern network, slower, also at equal nodes
@@ -40,7 +41,7 @@ while getopts "g:e:x:s:n" opt; do
 done
 shift $((OPTIND - 1))
 if [ $# -ne 4 ]; then
-    sed -n '12,23p' "$0" >&2
+    sed -n '13,23p' "$0" >&2
     exit 2
 fi
 DATA=$1
@@ -78,7 +79,7 @@ fit() { # fit NAME [tune options]
     local name=$1
     shift
     [ -f "$P/$name.nn" ] && [ ! -f "$P/$name.nn.ckpt" ] && return
-    "$BIN" tune "$P/data.bin" --layout nn --init src/engine/eval/nn.bin --w2-8bit --lambda 1.0 \
+    "$BIN" tune "$P/data.bin" --layout nn --init bench/nets/n6.nn --w2-8bit --lambda 1.0 \
         --epochs "$EPOCHS" "${HOLDOUT[@]}" --out "$P/$name.nn" --resume "$@" 2>&1 | tee -a "$P/$name.fit.log"
     rm -f "$P/$name.nn.ckpt"
 }
@@ -89,8 +90,8 @@ match() { # match NAME WEIGHTS [ODDS]
     local cmd="$BIN hub"
     [ -n "${3:-}" ] && cmd="$(pwd)/bench/time-odds.sh $3 $BIN hub"
     "$BIN" match --engine "name=$1" "cmd=$cmd" "option.weights=$(realpath "$2")" option.book=false \
-        --engine name=n6 "cmd=$BIN hub" option.book=false --movetime 0.1 --margin 200 \
-        --games "$GAMES" --concurrency 2 --pdn "$P/$1-vs-n6.pdn" --resume > "$P/$1-vs-n6.log" 2>&1
+        --engine name=n6 "cmd=$BIN hub" "option.weights=$(pwd)/bench/nets/n6.nn" option.book=false \
+        --movetime 0.1 --margin 200 --games "$GAMES" --concurrency 2 --pdn "$P/$1-vs-n6.pdn" --resume > "$P/$1-vs-n6.log" 2>&1
 }
 if [ "$MATCHES" = 1 ]; then
     if [ -n "$STOP" ]; then

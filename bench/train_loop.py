@@ -511,7 +511,7 @@ def main():
     p.add_argument("--lr", type=float, default=0.0005, help="a fit's Adam step size (a warm start: small)")
     p.add_argument("--egdb", help="endgame tables that label the positions they hold")
     p.add_argument("--w2-bits", type=int, choices=[8, 16], default=8,
-                   help="the candidates' second layer: 8 (dammer tune --w2-8bit, as the embedded n6: the faster "
+                   help="the candidates' second layer: 8 (dammer tune --w2-8bit, as the embedded network: the faster "
                         "kernel) or 16")
     p.add_argument("--gate-games", type=int, default=600, help="games of a gate match")
     p.add_argument("--gate-sprt", default="0,30",

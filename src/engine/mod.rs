@@ -20,11 +20,11 @@ pub use control::{Poll, SearchControl};
 pub use facade::{Engine, OnDone, OnInfo, SearchResult};
 
 /// The build's version: the crate's, with the embedded international
-/// network as build metadata (`0.1.0+n6.1a2b3c4d`: its name, then the first
+/// network as build metadata (`0.1.0+n7.1a2b3c4d`: its name, then the first
 /// 32 bits of its checksum; `build.rs`). What `dammer --version` and the
 /// Hub `id` line say.
 pub const VERSION: &str = env!("DAMMER_VERSION");
-/// The embedded international network: its name and checksum (`n6.1a2b3c4d`).
+/// The embedded international network: its name and checksum (`n7.1a2b3c4d`).
 pub const NETWORK: &str = env!("DAMMER_NETWORK");
 pub use options::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 pub use search::{Info, Line};

@@ -3,9 +3,11 @@
 
 #![allow(dead_code)]
 
+use dammer::engine::time::Limits;
+use dammer::engine::Engine;
 use dammer::rules::bitboard::square_bb;
-use dammer::rules::game::{Game, GameResult};
-use dammer::rules::movegen::{has_capture, legal_moves};
+use dammer::rules::game::{DrawRules, Game, GameResult};
+use dammer::rules::movegen::{has_capture, legal_moves, Move};
 use dammer::rules::position::{Color, Position};
 
 /// The crate's one generator: deterministic, good enough to pick moves
@@ -165,4 +167,38 @@ pub fn gwdgui_past_five_moves() -> Game {
         g.play_text(m).unwrap();
     }
     g
+}
+
+/// `g`'s moves replayed under repetition alone: the game a GUI that applies
+/// no other draw rule goes on with.
+pub fn under_repetition(g: &Game) -> Game {
+    let mut r = Game::new(*g.start()).with_draw_rules(DrawRules::Repetition);
+    for m in g.moves() {
+        r.play(*m).unwrap();
+    }
+    r
+}
+
+/// The move a search chose at `g` gives no piece away where another move
+/// keeps it, unless the search values that piece at nothing: in GWDGUI's
+/// 16-move point (two kings and a man against a king) n7 scores both
+/// endings a draw, as the 4-piece tables do, and any move is as good as
+/// another; n6 valued the man a little.
+pub fn keeps_what_it_values(g: &Game, best: Move) {
+    if !has_capture(&g.position().make(&best)) {
+        return;
+    }
+    let Some(safe) = legal_moves(g.position()).iter().find(|m| !has_capture(&g.position().make(m))).copied()
+    else {
+        return;
+    };
+    let value = |m: Move| {
+        let mut after = under_repetition(g);
+        after.play(m).unwrap();
+        -Engine::new(1, 16)
+            .search_quietly(&after, &Limits { depth: Some(8), analysis: true, ..Limits::default() })
+            .score
+    };
+    let (given, kept) = (value(best), value(safe));
+    assert!(given + 10 >= kept, "{best} gives a piece away ({given}) where {safe} does not ({kept})");
 }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    gwdgui_past_five_moves, gwdgui_sixteen_move_point, loses_within, random_game, shortest_win,
-    shuffle_kings, Rng,
+    gwdgui_past_five_moves, gwdgui_sixteen_move_point, keeps_what_it_values, loses_within, random_game,
+    shortest_win, shuffle_kings, under_repetition, Rng,
 };
 use dammer::engine::control::SLICE;
 use dammer::engine::eval::evaluate;
@@ -382,16 +382,6 @@ fn draw_rules_inside_the_search() {
     assert!(evaluate(g.position()).abs() < 400);
 }
 
-/// `g`'s moves replayed under repetition alone: the game a GUI that applies
-/// no other draw rule goes on with.
-fn under_repetition(g: &Game) -> Game {
-    let mut r = Game::new(*g.start()).with_draw_rules(DrawRules::Repetition);
-    for m in g.moves() {
-        r.play(*m).unwrap();
-    }
-    r
-}
-
 /// A game past `rule`'s draw point, searched as a client that asks for a
 /// move there wants: exactly as the same game under repetition alone (same
 /// move, score and nodes at a fixed depth), never cut short at the root.
@@ -460,14 +450,21 @@ fn searched_at_draw_point(g: &Game, rule: DrawReason) {
     assert_eq!((a.best, a.score, a.nodes, a.depth), (b.best, b.score, b.nodes, b.depth));
     assert_eq!(a.depth, 9);
     assert!(a.nodes > 1000, "{} nodes", a.nodes);
-    if let Some(safe) = legal_moves(g.position()).iter().find(|m| !has_capture(&g.position().make(m))) {
-        let after = g.position().make(&a.best.unwrap());
-        assert!(!has_capture(&after), "{} gives a piece away where {safe} does not", a.best.unwrap());
-    }
+    keeps_what_it_values(g, a.best.unwrap());
     let mut before = g.clone();
     before.undo();
     assert_eq!(before.draw_point(), None);
     assert_eq!(before.rules_in_play(), DrawRules::Fmjd);
+}
+
+/// The check of the draw-point tests catches a man given away for nothing
+/// where the search values it (two men each, one of them hung).
+#[test]
+#[should_panic(expected = "gives a piece away")]
+fn a_man_given_away_for_nothing_is_caught() {
+    let g = Game::from_text("W:W32,45:B23,5").unwrap();
+    let hung = g.clone().play_text("32-28").unwrap();
+    keeps_what_it_values(&g, hung);
 }
 
 #[test]
@@ -479,12 +476,12 @@ fn games_at_the_draw_point_of_each_rule_are_searched_as_they_go_on() {
     }
     searched_at_draw_point(&g, DrawReason::FiveMoves);
     // The 16-move rule: GWDGUI's game of issue 65, where the first legal
-    // move, 29-33, loses a man to 11x25x30x33.
+    // move, 29-33, loses a man to 11x25x30x33 (a draw all the same).
     let g = gwdgui_sixteen_move_point();
     searched_at_draw_point(&g, DrawReason::SixteenMoves);
     let r = Engine::new(1, 16)
         .search_quietly(&g, &Limits { move_time: Some(Duration::from_millis(300)), ..Limits::default() });
-    assert!(!has_capture(&g.position().make(&r.best.unwrap())), "{}", r.best.unwrap());
+    keeps_what_it_values(&g, r.best.unwrap());
     assert!(r.depth >= 5, "depth {}", r.depth);
     // Three kings against one after 31 plies; three against three after 49.
     let mut g = Game::from_text("B:WK47,K45,K36:BK4").unwrap();
