@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds Dammer for the browser into one static folder (default target/web):
-#   dammer.wasm           the engine (WebAssembly with SIMD128), Asyncify'd
+#   dammer-relaxed.wasm   the engine (WebAssembly with SIMD128 and relaxed
+#                         SIMD's 8-bit dot product), Asyncify'd
+#   dammer.wasm           the same with SIMD128 only, for browsers without
+#                         relaxed SIMD (Firefox, Safari in 2026)
 #   dammer-nosimd.wasm    the same without SIMD128, for browsers that lack it
 #   dammer-engine.js      the worker: runs the engine, one Hub line a message
 #   dammer-tables.bin.gz  the endgame tables up to 4 pieces (a pack, gzipped),
@@ -9,12 +12,25 @@
 #   index.html, app.js, style.css   the analysis page
 # Serve the folder with any static server, e.g.
 #   python3 -m http.server -d target/web 8000   (then open http://localhost:8000)
-# Needs: rustup target wasm32-unknown-unknown, binaryen's wasm-opt (Debian:
-# apt install binaryen).
+# Needs: rustup target wasm32-unknown-unknown, binaryen's wasm-opt, one
+# that knows relaxed SIMD's final opcodes (binaryen 132 does, Debian 12's 108
+# does not; npm install binaryen has it): WASM_OPT names it, default wasm-opt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-target/web}
-command -v wasm-opt > /dev/null || { echo "web/build.sh: wasm-opt not found (apt install binaryen)" >&2; exit 1; }
+wasm_opt=${WASM_OPT:-wasm-opt}
+command -v "$wasm_opt" > /dev/null || { echo "web/build.sh: $wasm_opt not found (npm install binaryen; WASM_OPT=node_modules/.bin/wasm-opt)" >&2; exit 1; }
+# An older wasm-opt reads relaxed SIMD's dot product (0xfd 0x113) as another
+# instruction and writes a broken module: it must give back, unchanged, a
+# module that holds one (the probe that web/engine.js runs).
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+printf '%b' '\x00asm\x01\x00\x00\x00\x01\x05\x01\x60\x00\x01\x7f\x03\x02\x01\x00\x0a\x40\x01\x3e\x00\xfd\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xfd\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xfd\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xfd\x93\x02\xfd\x1b\x00\x0b' > "$probe/in.wasm"
+if ! "$wasm_opt" --enable-simd --enable-relaxed-simd "$probe/in.wasm" -o "$probe/out.wasm" 2> /dev/null \
+    || ! cmp -s "$probe/in.wasm" "$probe/out.wasm"; then
+    echo "web/build.sh: $wasm_opt ($("$wasm_opt" --version)) does not know relaxed SIMD's opcodes; use binaryen 132 or later (npm install binaryen; WASM_OPT=node_modules/.bin/wasm-opt)" >&2
+    exit 1
+fi
 
 # Asyncify lets the engine pause (the import dammer.pause) and resume with
 # its stack as it was; only functions on a path to it are instrumented. No
@@ -28,11 +44,13 @@ build() { # target dir, output, extra RUSTFLAGS or "" for the config's
     else
         cargo rustc --quiet --release --lib --crate-type cdylib --target wasm32-unknown-unknown --target-dir "$dir"
     fi
-    wasm-opt "$dir/wasm32-unknown-unknown/release/dammer.wasm" -O3 "${asyncify[@]}" -o "$wasm"
+    "$wasm_opt" "$dir/wasm32-unknown-unknown/release/dammer.wasm" -O3 "${asyncify[@]}" -o "$wasm"
 }
 
 mkdir -p "$out"
 build target "$out/dammer.wasm"
+build target/wasm-relaxed "$out/dammer-relaxed.wasm" \
+    "-C target-feature=+simd128,+relaxed-simd -C link-arg=-zstack-size=8388608"
 build target/wasm-nosimd "$out/dammer-nosimd.wasm" "-C link-arg=-zstack-size=8388608"
 cp web/engine.js "$out/dammer-engine.js"
 
@@ -56,7 +74,7 @@ importScripts('dammer-engine.js');
 JS
 done
 cp web/index.html web/app.js web/style.css "$out/"
-for f in dammer.wasm dammer-nosimd.wasm; do
+for f in dammer-relaxed.wasm dammer.wasm dammer-nosimd.wasm; do
     echo "$out/$f: $(stat -c %s "$out/$f") bytes, $(gzip -9 -c "$out/$f" | wc -c) gzipped"
 done
 echo "$out/dammer-tables.bin.gz: $(gzip -l "$out/dammer-tables.bin.gz" | awk 'NR == 2 {print $2}') bytes, $(stat -c %s "$out/dammer-tables.bin.gz") gzipped"

@@ -168,12 +168,34 @@
     };
   }
 
-  // The build for this browser: with SIMD128 where it runs (a function that
-  // returns a v128, i8x16.splat and i8x16.popcnt: wasm-feature-detect's
-  // probe), else the one without.
-  DammerEngine.moduleFile = () => WebAssembly.validate(new Uint8Array([
+  // The build for this browser: with relaxed SIMD where its dot product
+  // gives the standard's sums, else with SIMD128 where it runs, else the one
+  // without. The relaxed probe exports d(), one i32x4.relaxed_dot_i8x16_i7x16_add_s
+  // of weights -128..127 by inputs 0..127 (lanes 0 and 1 as 1000 x lane 0 +
+  // lane 1: -246963): an engine that validates the instruction but computes
+  // another thing (node 20 behind --experimental-wasm-relaxed-simd) gets the
+  // SIMD128 build. The SIMD128 probe is a function that returns a v128,
+  // i8x16.splat and i8x16.popcnt (wasm-feature-detect's).
+  const RELAXED_PROBE = new Uint8Array([
+    0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 127, 3, 2, 1, 0, 7, 5, 1, 1, 100, 0, 0, 10, 80, 1, 78, 1,
+    1, 123, 253, 12, 128, 128, 127, 127, 253, 5, 7, 247, 0, 0, 0, 0, 0, 0, 0, 0, 253, 12, 127, 127, 127, 127,
+    100, 1, 50, 2, 0, 0, 0, 0, 0, 0, 0, 0, 253, 12, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253, 147,
+    2, 33, 0, 32, 0, 253, 27, 0, 65, 232, 7, 108, 32, 0, 253, 27, 1, 106, 11,
+  ]);
+  const SIMD_PROBE = new Uint8Array([
     0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
-  ])) ? 'dammer.wasm' : 'dammer-nosimd.wasm';
+  ]);
+  DammerEngine.relaxedSimd = () => {
+    try {
+      return new WebAssembly.Instance(new WebAssembly.Module(RELAXED_PROBE)).exports.d() === -246963;
+    } catch (e) {
+      return false;
+    }
+  };
+  DammerEngine.moduleFile = () => {
+    if (DammerEngine.relaxedSimd()) return 'dammer-relaxed.wasm';
+    return WebAssembly.validate(SIMD_PROBE) ? 'dammer.wasm' : 'dammer-nosimd.wasm';
+  };
 
   // The bytes of a pack of endgame tables fetched from `url`, unpacked if
   // gzipped (a server may also have unpacked it already); null where

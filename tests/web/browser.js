@@ -7,9 +7,10 @@
 //   node tests/web/browser.js page [--screenshot FILE]
 //       the analysis page: load, paste a position, analysis to depth 12 or
 //       more, a clicked move changes the analysis, stop.
-//   node tests/web/browser.js speed [--depth D]
+//   node tests/web/browser.js speed [--rounds N] [--module FILE]
 //       nodes a second of the build in Chromium against the native build
-//       (target/release/dammer) on the same positions, one thread.
+//       (target/release/dammer) on the same positions, one thread, and the
+//       same nodes; --module: the module Chromium must choose.
 //
 // The build is served from target/web (web/build.sh; --dir to change) by a
 // static server of this script. Chromium: $CHROMIUM, else /usr/bin/chromium.

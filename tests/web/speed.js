@@ -1,7 +1,8 @@
 // Nodes a second of the browser build against the native build on the same
 // positions, one thread each (node tests/web/browser.js speed): the worker
-// in Chromium, the same module under node (tests/web/hub.js) and
-// target/release/dammer, each one session for all positions after a
+// in Chromium (with the module it chooses there: relaxed SIMD in Chromium),
+// the SIMD128 module under node (tests/web/hub.js; node 20 has no standard
+// relaxed SIMD) and target/release/dammer, each one session for all positions after a
 // warm-up search (a browser compiles WebAssembly in tiers: analysis runs in
 // the optimised code, which a first short search would not show). Each
 // position is searched to a fixed depth from an empty table (`new-game`),
@@ -65,11 +66,21 @@ module.exports = async function speed(base, page, option, fail, root) {
   const rounds = parseInt(option('rounds', '2'));
   const wasm = path.join(option('dir', path.join(root, 'target/web')), 'dammer.wasm');
   await page.goto(base + '/harness/lidraughts.html');
-  await page.evaluate(() => {
-    const w = new Worker('/dammer-engine.js');
+  // The module the worker chooses here (relaxed SIMD, SIMD128 or neither),
+  // run without the endgame tables, as the other two are: with them a
+  // search that reaches 4 pieces is another tree.
+  await page.addScriptTag({ url: '/dammer-engine.js' });
+  const module = await page.evaluate(() => DammerEngine.moduleFile());
+  console.log(`Chromium runs ${module}; node runs ${path.basename(wasm)}`);
+  const expected = option('module', null);
+  if (expected && module !== expected) fail(`Chromium chose ${module}, not ${expected}`);
+  await page.evaluate((module) => {
+    const script = `self.DAMMER_TABLES = null; self.DAMMER_WASM = '${location.origin}/${module}'; ` +
+      `importScripts('${location.origin}/dammer-engine.js');`;
+    const w = new Worker(URL.createObjectURL(new Blob([script], { type: 'text/javascript' })));
     window.speedWorker = w;
     w.postMessage('init');
-  });
+  }, module);
   const chromium = {
     run: (commands) => page.evaluate((commands) => new Promise((resolve) => {
       const lines = [];

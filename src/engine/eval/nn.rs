@@ -21,10 +21,13 @@
 //!
 //! Inference is integer ([`Network`]): the accumulator in i16 (activation 1
 //! is [`QA`]), the second layer's weights in i16 (1 is [`QB`]), its sums in
-//! i32, the output in i64. The AVX2 path (chosen at run time) and the scalar
-//! path do the same integer operations, so they agree bit for bit; the float
-//! network ([`FloatNetwork`], what training fits) is the reference that the
-//! integer one approximates.
+//! i32, the output in i64. An 8-bit network's second layer reads the clipped
+//! cells in 7 bits ([`input7`]), so that every 8-bit multiply-add (AVX-512
+//! VNNI's, WebAssembly's relaxed dot product, which is exact only for 7-bit
+//! unsigned inputs) computes the same sums. Every kernel (chosen at run time)
+//! and the scalar path do the same integer operations, so they agree bit for
+//! bit; the float network ([`FloatNetwork`], what training fits) is the
+//! reference that the integer one approximates.
 
 use crate::base::checksum::fnv1a;
 use crate::engine::eval::pattern;
@@ -54,6 +57,8 @@ pub const QO: i32 = 256;
 /// weights where the processor allows, four cells a multiply-add lane
 /// instead of two; a network that is not keeps the 16-bit path.
 pub const W2_STEP: i32 = 64;
+/// The largest input of an 8-bit network's second layer ([`input7`]).
+pub const IN7_MAX: i32 = 127;
 /// Largest first-layer weight and bias in the float network: keeps a
 /// full board's sum (at most 40 inputs) well inside i16 at scale [`QA`].
 pub const W1_LIMIT: f32 = 2.0;
@@ -417,6 +422,7 @@ impl Kernel {
             Kernel::Avx2 => "AVX2",
             Kernel::Avx512 => "AVX-512 VNNI",
             Kernel::Neon => "NEON",
+            Kernel::Simd128 if cfg!(target_feature = "relaxed-simd") => "SIMD128 and relaxed SIMD",
             Kernel::Simd128 => "SIMD128",
         }
     }
@@ -868,6 +874,8 @@ impl Network {
         let mut z = [0i32; L2];
         let (own, other) = (&acc.views[us], &acc.views[1 - us]);
         let bucket = b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN;
+        // An 8-bit network reads its cells in 7 bits (`input7`).
+        let seven = self.w2_quads.is_some();
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => match &self.w2_quads {
@@ -881,14 +889,31 @@ impl Network {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above, for AVX2; the slice is one bucket's whole
             // second layer.
-            Kernel::Avx2 => unsafe { avx2::layer2(own, other, &self.p.w2[bucket], &mut z) },
+            Kernel::Avx2 => unsafe {
+                match seven {
+                    true => avx2::layer2::<true>(own, other, &self.p.w2[bucket], &mut z),
+                    false => avx2::layer2::<false>(own, other, &self.p.w2[bucket], &mut z),
+                }
+            },
             #[cfg(target_arch = "aarch64")]
             // SAFETY: `kernel` is NEON only when the processor has it (every
             // aarch64 processor does).
-            Kernel::Neon => unsafe { neon::layer2(own, other, &self.p.w2[bucket], &mut z) },
+            Kernel::Neon => unsafe {
+                match seven {
+                    true => neon::layer2::<true>(own, other, &self.p.w2[bucket], &mut z),
+                    false => neon::layer2::<false>(own, other, &self.p.w2[bucket], &mut z),
+                }
+            },
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => simd128::layer2(own, other, &self.p.w2[bucket], &mut z),
-            _ => layer2_scalar(&own.0, &other.0, &self.p.w2[bucket], &mut z),
+            Kernel::Simd128 => match &self.w2_quads {
+                #[cfg(target_feature = "relaxed-simd")]
+                Some(quads) => simd128::layer2_relaxed(own, other, &quads[bucket], &mut z),
+                _ => match seven {
+                    true => simd128::layer2::<true>(own, other, &self.p.w2[bucket], &mut z),
+                    false => simd128::layer2::<false>(own, other, &self.p.w2[bucket], &mut z),
+                },
+            },
+            _ => layer2_scalar(&own.0, &other.0, &self.p.w2[bucket], seven, &mut z),
         }
         let row = &self.out_rows[b];
         let mut out = row.b3;
@@ -1044,16 +1069,35 @@ fn score_entry(sets: &[Bitboard; 4], side: Color, len: usize) -> (usize, u64) {
 }
 
 /// Second layer on the scalar path: `z[j] = sum own.w2[j][..H] + other.w2[j][H..]`.
-fn layer2_scalar(own: &[i16; HIDDEN], other: &[i16; HIDDEN], w2: &[i16], z: &mut [i32; L2]) {
-    let relu = |x: i16| i32::from(x).clamp(0, QA);
+fn layer2_scalar(own: &[i16; HIDDEN], other: &[i16; HIDDEN], w2: &[i16], seven: bool, z: &mut [i32; L2]) {
+    // The 7-bit inputs (`seven`) are in steps of two activation units.
+    let (relu, scale): (fn(i16) -> i32, i32) = match seven {
+        false => (|x| i32::from(x).clamp(0, QA), 1),
+        true => (input7, 2),
+    };
     for (j, zj) in z.iter_mut().enumerate() {
         let row = &w2[j * 2 * HIDDEN..(j + 1) * 2 * HIDDEN];
         let mut s = 0i32;
         for i in 0..HIDDEN {
             s += relu(own[i]) * i32::from(row[i]) + relu(other[i]) * i32::from(row[HIDDEN + i]);
         }
-        *zj = s;
+        *zj = s * scale;
     }
+}
+
+/// A cell as an 8-bit network's second layer reads it: clipped to
+/// 0..=2 [`IN7_MAX`] (254, just under [`QA`]) and halved, rounding halves
+/// up, into 0..=[`IN7_MAX`]: steps of two activation units, which the
+/// second layer's sums take back (times 2). An unsigned byte holds 0..=255,
+/// but the 8-bit dot products of WebAssembly (relaxed SIMD) and of x86
+/// without VNNI (`pmaddubsw`, whose pair sums saturate) are exact only for
+/// 7 bits; one rounding for every platform keeps the scores the same
+/// everywhere. It moves a cell by one activation unit at most, and n7's
+/// scores by 1.4 hundredths of a man (standard deviation, self-play
+/// positions).
+#[inline(always)]
+pub fn input7(x: i16) -> i32 {
+    (i32::from(x).clamp(0, 2 * IN7_MAX) + 1) >> 1
 }
 
 /// The pattern rows one view's update swaps: each (old row, new row) of a
@@ -1186,7 +1230,7 @@ macro_rules! update_view_body {
 // accumulator's cells, 64-byte aligned, are read and written aligned.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA};
+    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, IN7_MAX, L2, QA};
     use std::arch::x86_64::*;
 
     const LANES: usize = 16;
@@ -1230,18 +1274,25 @@ mod avx2 {
     /// the products and their sums fit in i32). Eight output cells at a
     /// time, so that each input chunk is loaded and clipped once per eight.
     /// (The pair layout of the AVX-512 kernel measured 1% slower here: with
-    /// 16 cells a register it needs twice the broadcasts.)
+    /// 16 cells a register it needs twice the broadcasts.) `SEVEN`: the
+    /// cells as an 8-bit network reads them (`input7`), the sums doubled.
     ///
     /// # Safety
     /// The processor must have AVX2; `w2` is one bucket's second layer
     /// (`L2 x 2 HIDDEN`, as stored).
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) unsafe fn layer2(own: &Cells, other: &Cells, w2: &[i16], z: &mut [i32; L2]) {
+    pub(super) unsafe fn layer2<const SEVEN: bool>(
+        own: &Cells,
+        other: &Cells,
+        w2: &[i16],
+        z: &mut [i32; L2],
+    ) {
         const BLOCK: usize = 8;
         const _: () = assert!(L2.is_multiple_of(BLOCK));
         assert!(w2.len() >= L2 * 2 * HIDDEN);
-        let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA as i16));
+        let zero = _mm256_setzero_si256();
+        let top = _mm256_set1_epi16(if SEVEN { 2 * IN7_MAX } else { QA } as i16);
         for block in 0..L2 / BLOCK {
             let mut sums = [_mm256_setzero_si256(); BLOCK];
             for k in 0..2 * HIDDEN / LANES {
@@ -1253,6 +1304,8 @@ mod avx2 {
                 unsafe {
                     let x = _mm256_load_si256(src.as_ptr().cast());
                     let x = _mm256_min_epi16(_mm256_max_epi16(x, zero), top);
+                    // (x + 1) >> 1, as `input7` rounds.
+                    let x = if SEVEN { _mm256_avg_epu16(x, zero) } else { x };
                     for (r, sum) in sums.iter_mut().enumerate() {
                         let at = (block * BLOCK + r) * 2 * HIDDEN + LANES * k;
                         let w = _mm256_lddqu_si256(w2.as_ptr().add(at).cast());
@@ -1266,7 +1319,7 @@ mod avx2 {
                 let s = _mm_add_epi32(lo, hi);
                 let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
                 let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
-                z[block * BLOCK + r] = _mm_cvtsi128_si32(s);
+                z[block * BLOCK + r] = _mm_cvtsi128_si32(s) << u32::from(SEVEN);
             }
         }
     }
@@ -1274,7 +1327,7 @@ mod avx2 {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA, W2_STEP};
+    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, IN7_MAX, L2, QA, W2_STEP};
     use std::arch::x86_64::*;
 
     const LANES: usize = 32;
@@ -1365,14 +1418,14 @@ mod avx512 {
         unsafe { _mm512_storeu_si512(z.as_mut_ptr().cast(), sum) };
     }
 
-    /// The second layer of an 8-bit network: both views clipped into one
-    /// buffer of bytes (the clipped cells are 0..=255, so a byte holds each
-    /// exactly), then each quad of cells, broadcast, multiplied with its row
-    /// of `quads` (the quad's weights in steps for all 16 outputs, one
-    /// register) and added (`vpdpbusd`: unsigned bytes by signed bytes, four
-    /// products a lane): half the multiply-adds of `layer2`. The sums times
-    /// [`W2_STEP`] are the scalar path's exactly (at most 256 x 255 x 127 x
-    /// 64 in size, inside i32).
+    /// The second layer of an 8-bit network: both views' cells in 7 bits
+    /// (`input7`) into one buffer of bytes, then each quad of them,
+    /// broadcast, multiplied with its row of `quads` (the quad's weights in
+    /// steps for all 16 outputs, one register) and added (`vpdpbusd`:
+    /// unsigned bytes by signed bytes, four products a lane): half the
+    /// multiply-adds of `layer2`. The sums times 2 [`W2_STEP`] are the
+    /// scalar path's exactly (at most 256 x 127 x 128 x 128 in size, inside
+    /// i32).
     ///
     /// # Safety
     /// The processor must have AVX-512 F, BW and VNNI; `quads` is one
@@ -1388,7 +1441,12 @@ mod avx512 {
                 // half of the 64-byte aligned buffer), so the store is never
                 // split in two.
                 unsafe {
-                    let bytes = _mm512_cvtepi16_epi8(clipped(cells, i));
+                    let v = _mm512_loadu_si512(cells.0.as_ptr().add(LANES * i).cast());
+                    let zero = _mm512_setzero_si512();
+                    let v =
+                        _mm512_min_epi16(_mm512_max_epi16(v, zero), _mm512_set1_epi16(2 * IN7_MAX as i16));
+                    // (x + 1) >> 1, as `input7` rounds.
+                    let bytes = _mm512_cvtepi16_epi8(_mm512_avg_epu16(v, zero));
                     _mm256_store_si256(x.0.as_mut_ptr().add(half * HIDDEN + LANES * i).cast(), bytes);
                 }
             }
@@ -1408,13 +1466,13 @@ mod avx512 {
                 }
             }
         }
-        let sum = _mm512_slli_epi32(sum8(&acc), W2_STEP.trailing_zeros());
+        let sum = _mm512_slli_epi32(sum8(&acc), W2_STEP.trailing_zeros() + 1);
         // SAFETY: z has 16 i32, one unaligned store.
         unsafe { _mm512_storeu_si512(z.as_mut_ptr().cast(), sum) };
     }
 
     /// Chunk `i` (below `CHUNKS`) of `cells` clipped to 0..=QA: the input
-    /// of both second-layer kernels.
+    /// of the 16-bit second layer.
     ///
     /// # Safety
     /// The processor must have AVX-512 F and BW; `i` < `CHUNKS`.
@@ -1448,7 +1506,7 @@ mod avx512 {
 
 #[cfg(target_arch = "aarch64")]
 mod neon {
-    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA};
+    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, IN7_MAX, L2, QA};
     use std::arch::aarch64::*;
 
     // The functions name NEON as their target feature (which every aarch64
@@ -1499,14 +1557,16 @@ mod neon {
     /// i32 dot product per output cell, widening multiply-adds of the low
     /// and high halves (the same exact sums as the scalar path, in another
     /// order). Eight output cells at a time, so that each input chunk is
-    /// loaded and clipped once per eight.
+    /// loaded and clipped once per eight. `SEVEN`: the cells as an 8-bit
+    /// network reads them (`input7`), the sums doubled.
     #[target_feature(enable = "neon")]
     #[inline]
-    pub(super) fn layer2(own: &Cells, other: &Cells, w2: &[i16], z: &mut [i32; L2]) {
+    pub(super) fn layer2<const SEVEN: bool>(own: &Cells, other: &Cells, w2: &[i16], z: &mut [i32; L2]) {
         const BLOCK: usize = 8;
         const _: () = assert!(L2.is_multiple_of(BLOCK));
         assert!(w2.len() >= L2 * 2 * HIDDEN);
-        let (zero, top) = (vdupq_n_s16(0), vdupq_n_s16(QA as i16));
+        let zero = vdupq_n_s16(0);
+        let top = vdupq_n_s16(if SEVEN { 2 * IN7_MAX } else { QA } as i16);
         for block in 0..L2 / BLOCK {
             let mut sums = [vdupq_n_s32(0); BLOCK];
             for k in 0..2 * HIDDEN / LANES {
@@ -1517,6 +1577,12 @@ mod neon {
                 // (the length is asserted).
                 unsafe {
                     let x = vminq_s16(vmaxq_s16(vld1q_s16(src.as_ptr()), zero), top);
+                    // (x + 1) >> 1, as `input7` rounds.
+                    let x = if SEVEN {
+                        vreinterpretq_s16_u16(vrhaddq_u16(vreinterpretq_u16_s16(x), vdupq_n_u16(0)))
+                    } else {
+                        x
+                    };
                     for (r, sum) in sums.iter_mut().enumerate() {
                         let w = vld1q_s16(w2.as_ptr().add((block * BLOCK + r) * 2 * HIDDEN + LANES * k));
                         *sum = vmlal_high_s16(vmlal_s16(*sum, vget_low_s16(x), vget_low_s16(w)), x, w);
@@ -1524,7 +1590,7 @@ mod neon {
                 }
             }
             for (r, sum) in sums.iter().enumerate() {
-                z[block * BLOCK + r] = vaddvq_s32(*sum);
+                z[block * BLOCK + r] = vaddvq_s32(*sum) << u32::from(SEVEN);
             }
         }
     }
@@ -1534,7 +1600,7 @@ mod neon {
 /// instructions the browser maps to SSE or NEON.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
-    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, L2, QA};
+    use super::{row_of, Bitboard, Bits, Cells, Swaps, HIDDEN, IN7_MAX, L2, QA};
     use std::arch::wasm32::*;
 
     const LANES: usize = 8;
@@ -1598,13 +1664,15 @@ mod simd128 {
     /// i32 dot product per output cell (`i32x4.dot_i16x8_s`, SSE's
     /// `pmaddwd`; the same exact sums as the scalar path, in another
     /// order). Eight output cells at a time, so that each input chunk is
-    /// loaded and clipped once per eight.
+    /// loaded and clipped once per eight. `SEVEN`: the cells as an 8-bit
+    /// network reads them (`input7`), the sums doubled.
     #[inline]
-    pub(super) fn layer2(own: &Cells, other: &Cells, w2: &[i16], z: &mut [i32; L2]) {
+    pub(super) fn layer2<const SEVEN: bool>(own: &Cells, other: &Cells, w2: &[i16], z: &mut [i32; L2]) {
         const BLOCK: usize = 8;
         const _: () = assert!(L2.is_multiple_of(BLOCK));
         assert!(w2.len() >= L2 * 2 * HIDDEN);
-        let (zero, top) = (i16x8_splat(0), i16x8_splat(QA as i16));
+        let zero = i16x8_splat(0);
+        let top = i16x8_splat(if SEVEN { 2 * IN7_MAX } else { QA } as i16);
         for block in 0..L2 / BLOCK {
             let mut sums = [i32x4_splat(0); BLOCK];
             for k in 0..2 * HIDDEN / LANES {
@@ -1615,6 +1683,8 @@ mod simd128 {
                 // (the length is asserted).
                 unsafe {
                     let x = i16x8_min(i16x8_max(v128_load(src.as_ptr().cast()), zero), top);
+                    // (x + 1) >> 1, as `input7` rounds.
+                    let x = if SEVEN { u16x8_avgr(x, zero) } else { x };
                     for (r, sum) in sums.iter_mut().enumerate() {
                         let w =
                             v128_load(w2.as_ptr().add((block * BLOCK + r) * 2 * HIDDEN + LANES * k).cast());
@@ -1623,11 +1693,66 @@ mod simd128 {
                 }
             }
             for (r, sum) in sums.iter().enumerate() {
-                z[block * BLOCK + r] = i32x4_extract_lane::<0>(*sum)
+                z[block * BLOCK + r] = (i32x4_extract_lane::<0>(*sum)
                     + i32x4_extract_lane::<1>(*sum)
                     + i32x4_extract_lane::<2>(*sum)
-                    + i32x4_extract_lane::<3>(*sum);
+                    + i32x4_extract_lane::<3>(*sum))
+                    << u32::from(SEVEN);
             }
+        }
+    }
+
+    /// The second layer of an 8-bit network with relaxed SIMD (a build
+    /// that enables it: `web/build.sh`'s first module): the cells in 7 bits
+    /// (`input7`) as bytes, then AVX-512's shape in four registers: each
+    /// quad of bytes, broadcast, against its row of `quads` (the quad's
+    /// weights in steps for 4 outputs a register), `i32x4.relaxed_dot_i8x16_i7x16_add_s`:
+    /// 16 products an instruction, against 8 for `layer2`'s. The dot product
+    /// is relaxed only for a second operand over 127 (signed or unsigned,
+    /// as the processor has it) and for pair sums over i16 (saturated or
+    /// wrapped); 7-bit inputs by 8-bit weights meet neither (pairs at most
+    /// 2 x 127 x 128), so the sums are exact everywhere. Times 2 [`W2_STEP`]
+    /// they are the scalar path's.
+    #[cfg(target_feature = "relaxed-simd")]
+    #[inline]
+    pub(super) fn layer2_relaxed(own: &Cells, other: &Cells, quads: &[i8], z: &mut [i32; L2]) {
+        const GROUPS: usize = L2 / 4;
+        assert!(quads.len() >= 2 * HIDDEN * L2);
+        let mut x = [0u8; 2 * HIDDEN];
+        let (zero, top) = (i16x8_splat(0), i16x8_splat(2 * IN7_MAX as i16));
+        for (half, cells) in [own, other].into_iter().enumerate() {
+            for i in (0..HIDDEN).step_by(2 * LANES) {
+                // SAFETY: cells i..i + 16 lie inside the view's HIDDEN
+                // cells, bytes half * HIDDEN + i.. (16 of them) inside `x`.
+                unsafe {
+                    let seven = |p: *const i16| {
+                        u16x8_avgr(i16x8_min(i16x8_max(v128_load(p.cast()), zero), top), zero)
+                    };
+                    let lo = seven(cells.0.as_ptr().add(i));
+                    let hi = seven(cells.0.as_ptr().add(i + LANES));
+                    v128_store(x.as_mut_ptr().add(half * HIDDEN + i).cast(), u8x16_narrow_i16x8(lo, hi));
+                }
+            }
+        }
+        // Two sets of sums, for even and odd quads: two chains of
+        // dependent multiply-adds instead of one, each half as long.
+        let mut acc = [[i32x4_splat(0); GROUPS]; 2];
+        for k in 0..HIDDEN / 2 {
+            // SAFETY: quad k of the 2 HIDDEN bytes of `x`; its row (4 L2
+            // weights) lies inside `quads` (asserted).
+            unsafe {
+                let v = v128_load32_splat(x.as_ptr().add(4 * k).cast());
+                for (g, a) in acc[k % 2].iter_mut().enumerate() {
+                    let w = v128_load(quads.as_ptr().add((k * L2 + 4 * g) * 4).cast());
+                    *a = i32x4_relaxed_dot_i8x16_i7x16_add(w, v, *a);
+                }
+            }
+        }
+        let shift = super::W2_STEP.trailing_zeros() + 1;
+        for (g, (even, odd)) in acc[0].iter().zip(&acc[1]).enumerate() {
+            let sum = i32x4_shl(i32x4_add(*even, *odd), shift);
+            // SAFETY: outputs 4 g..4 g + 4 of the L2 in `z`.
+            unsafe { v128_store(z.as_mut_ptr().add(4 * g).cast(), sum) };
         }
     }
 }
@@ -1639,8 +1764,10 @@ mod tests {
     use crate::rules::movegen::legal_moves;
 
     /// n7's scores (`the_embedded_network_keeps_its_scores`): the sum over
-    /// 5,000 positions and the first eight. Change only with the network.
-    const EMBEDDED_SCORES: (i64, [Score; 8]) = (88844, [16, -5, -24, 8, 7, -17, 24, -27]);
+    /// 5,000 positions and the first eight. Change only with the network or
+    /// its integer inference (8-bit networks read 7-bit inputs since
+    /// 2026-12-07).
+    const EMBEDDED_SCORES: (i64, [Score; 8]) = (89180, [16, -4, -24, 8, 8, -16, 24, -27]);
 
     fn random_net(seed: u64) -> FloatNetwork {
         let mut rng = SplitMix(seed);
@@ -1791,6 +1918,21 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn an_8_bit_network_reads_its_cells_in_7_bits_rounding_halves_up() {
+        let cases =
+            [(-300, 0), (0, 0), (1, 1), (2, 1), (3, 2), (128, 64), (253, 127), (254, 127), (255, 127)];
+        for (cell, input) in cases {
+            assert_eq!(input7(cell), input, "cell {cell}");
+        }
+        assert_eq!(input7(i16::MAX), IN7_MAX);
+        // Twice the input is never more than one activation unit off the
+        // clipped cell (below the clip).
+        for cell in 0..=254i16 {
+            assert!((2 * input7(cell) - i32::from(cell)).abs() <= 1);
         }
     }
 
